@@ -1,0 +1,18 @@
+//! The buffer-cache simulator of wafer.
+//!
+//! Design: a [`Policy`] sees one page access at a time ([`Access`]) and reports every
+//! page it drops through an [`IoSink`] (a dirty write-back, a clean drop, block-level
+//! padding). The simulation loop is generic over the policy and the sink, so each
+//! policy is monomorphised and no dynamic call happens per access; the one dynamic
+//! choice (which policy) is made once in the registry. Pages reach policies as dense
+//! `u32` ids (`wafer_trace::Densifier`) so per-page state lives in flat arrays; queues
+//! are [`list::IndexList`]s over those arrays.
+#![deny(missing_docs)]
+
+pub mod list;
+pub mod policy;
+
+pub use policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+pub mod policies;
+#[cfg(any(test, feature = "test-utils"))]
+pub mod testutil;

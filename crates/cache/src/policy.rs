@@ -1,0 +1,120 @@
+//! The `Policy` trait every replacement policy implements, and what it is told.
+//!
+//! Contract (`reference/policies.md` §0): the policy owns residency and the dirty bit
+//! of every page. On each access it decides hit or miss, makes room when a miss finds
+//! the cache full (reporting each dropped page to the [`IoSink`] in the order the
+//! policy defines), and inserts the missed page (clean on a read, dirty on a write).
+//! The engine, not the policy, emits the storage read of a read miss (and of a write
+//! miss when `write_miss_fetch` is on), always after the write-backs the miss caused.
+
+use wafer_trace::Op;
+
+/// One page access as a policy sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Dense id of the page (`0..universe`); index per-page arrays with it.
+    pub page: u32,
+    /// Dense id of the page's erase block (page number div pages-per-block, device
+    /// kept apart); only meaningful for policies with [`Policy::BLOCK_AWARE`].
+    pub block: u32,
+    /// The page's key: page number with the device folded in (`wafer_trace::page_key`).
+    /// Order-sensitive policies (Sorted-Clock, block flush order) sort by it.
+    pub key: u64,
+    /// Read or write (trims never reach a policy).
+    pub op: Op,
+    /// 0-based index of this access in the access stream.
+    pub index: u64,
+    /// Index of the next access to the same page, `u64::MAX` if none; only computed
+    /// for policies with [`Policy::NEEDS_NEXT_USE`] (Belady), else `u64::MAX`.
+    pub next_use: u64,
+}
+
+/// Facts about the run a policy may need at construction.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyCtx {
+    /// Pages per erase block (`reference/policies.md` §0.1: block = LPN div ppb).
+    pub pages_per_block: u32,
+    /// Write cost over read cost (`t_w / t_r`), used by cost-aware policies (CRAW's c).
+    pub write_read_cost_ratio: f64,
+    /// Dense ids expected (a hint for pre-sizing; [`Policy::reserve`] grows beyond it).
+    pub universe_hint: u32,
+}
+
+impl Default for PolicyCtx {
+    fn default() -> Self {
+        PolicyCtx { pages_per_block: 1024, write_read_cost_ratio: 8.0, universe_hint: 0 }
+    }
+}
+
+/// Where a policy reports the pages it drops. All ids are dense page ids.
+pub trait IoSink {
+    /// A dirty page leaves the cache (or is cleaned in place) and is written to storage.
+    fn write_back(&mut self, page: u32);
+    /// A clean page leaves the cache; no I/O.
+    fn drop_clean(&mut self, page: u32);
+    /// A block-level policy reads a non-resident page to pad a block write (BPLRU).
+    fn pad_read(&mut self, page: u32);
+    /// A block-level policy writes a clean or padded page as part of a block write.
+    fn pad_write(&mut self, page: u32);
+    /// The following reports form one eviction group (one victim block), ended by
+    /// [`IoSink::end_group`]; a replayer may merge a group into one request.
+    fn begin_group(&mut self);
+    /// Ends the group opened by [`IoSink::begin_group`].
+    fn end_group(&mut self);
+}
+
+/// A parameter the user gave was unknown or out of range.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{policy}: {msg}")]
+pub struct ParamError {
+    /// Policy name.
+    pub policy: String,
+    /// What is wrong and what is allowed.
+    pub msg: String,
+}
+
+/// A page replacement policy.
+pub trait Policy: Sized {
+    /// Typed parameters (`cflru:window=0.25` becomes a field of this struct).
+    type Params: Clone + std::fmt::Debug + Default;
+
+    /// Whether [`Access::next_use`] must be computed (an offline policy).
+    const NEEDS_NEXT_USE: bool = false;
+    /// Whether [`Access::block`] must be computed.
+    const BLOCK_AWARE: bool = false;
+
+    /// A cache of `capacity` pages (at least 1).
+    fn new(capacity: u32, params: &Self::Params, ctx: &PolicyCtx) -> Result<Self, ParamError>;
+
+    /// Handle one access; return `true` on a hit. Ghost hits are misses.
+    fn access<S: IoSink>(&mut self, a: &Access, io: &mut S) -> bool;
+
+    /// Make per-page (and per-block) arrays large enough for ids `< pages` (and
+    /// `< blocks`). Called by the engine before the first access with a new id.
+    fn reserve(&mut self, pages: u32, blocks: u32);
+
+    /// Resident pages.
+    fn len(&self) -> u32;
+
+    /// Whether no page is resident.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Capacity in pages.
+    fn capacity(&self) -> u32;
+
+    /// Append every resident dirty page to `out` (any order; the engine sorts).
+    fn dirty_pages(&self, out: &mut Vec<u32>);
+
+    /// Drop page `page` if resident, without I/O (a trim). Returns whether it was.
+    fn invalidate(&mut self, page: u32) -> bool;
+
+    /// Names of the series [`Policy::sample`] fills (CRAW's area sizes), if any.
+    fn series_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Current values of [`Policy::series_names`], in that order.
+    fn sample(&self, _out: &mut Vec<f64>) {}
+}

@@ -1,0 +1,159 @@
+//! Test support: drive a policy directly with the access notation of
+//! `reference/policies.md` (`R1 W2 ...`) and record what it reports.
+//!
+//! This bypasses the engine (no densifying: the page number *is* the dense id and the
+//! key), so unit vectors read exactly like the spec.
+
+use crate::policy::{Access, IoSink, Policy, PolicyCtx};
+use wafer_trace::Op;
+
+/// One reported event, in the spec's vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ev {
+    /// `WB x`: page x written back.
+    Wb(u32),
+    /// `ev x`: clean page x dropped.
+    Ev(u32),
+    /// Padding read of page x.
+    PadRd(u32),
+    /// Padding write of page x.
+    PadWr(u32),
+    /// Start of an eviction group.
+    Begin,
+    /// End of an eviction group.
+    End,
+}
+
+/// An [`IoSink`] that records every event.
+#[derive(Default, Debug)]
+pub struct Recorder {
+    /// Events in order.
+    pub events: Vec<Ev>,
+}
+
+impl IoSink for Recorder {
+    fn write_back(&mut self, page: u32) {
+        self.events.push(Ev::Wb(page));
+    }
+    fn drop_clean(&mut self, page: u32) {
+        self.events.push(Ev::Ev(page));
+    }
+    fn pad_read(&mut self, page: u32) {
+        self.events.push(Ev::PadRd(page));
+    }
+    fn pad_write(&mut self, page: u32) {
+        self.events.push(Ev::PadWr(page));
+    }
+    fn begin_group(&mut self) {
+        self.events.push(Ev::Begin);
+    }
+    fn end_group(&mut self) {
+        self.events.push(Ev::End);
+    }
+}
+
+/// Parse `"R1 W2 R3"` into (op, page) pairs.
+pub fn parse(trace: &str) -> Vec<(Op, u32)> {
+    trace
+        .split_whitespace()
+        .map(|t| {
+            let (op, n) = t.split_at(1);
+            let op = match op {
+                "R" => Op::Read,
+                "W" => Op::Write,
+                _ => panic!("bad token {t}"),
+            };
+            (op, n.parse().expect("page number"))
+        })
+        .collect()
+}
+
+/// The outcome of driving a policy through a vector.
+#[derive(Debug)]
+pub struct Outcome<P> {
+    /// The policy after the last access.
+    pub policy: P,
+    /// Hit (true) or miss per access.
+    pub hits: Vec<bool>,
+    /// Events reported, per access.
+    pub events: Vec<Vec<Ev>>,
+}
+
+impl<P> Outcome<P> {
+    /// Number of hits.
+    pub fn hit_count(&self) -> usize {
+        self.hits.iter().filter(|&&h| h).count()
+    }
+
+    /// Pages dropped (written back or clean), in order, ignoring group markers and
+    /// padding.
+    pub fn evictions(&self) -> Vec<u32> {
+        self.events
+            .iter()
+            .flatten()
+            .filter_map(|e| match *e {
+                Ev::Wb(p) | Ev::Ev(p) => Some(p),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Pages written back, in order.
+    pub fn write_backs(&self) -> Vec<u32> {
+        self.events
+            .iter()
+            .flatten()
+            .filter_map(|e| match *e {
+                Ev::Wb(p) => Some(p),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Run `trace` through a new `P` of `capacity` pages with `params`, pages per block
+/// `ppb`. Page numbers are used as dense page ids and keys; block = page / ppb.
+/// `next_use` is filled in for offline policies.
+pub fn run<P: Policy>(capacity: u32, params: &P::Params, ppb: u32, trace: &str) -> Outcome<P> {
+    let ctx = PolicyCtx { pages_per_block: ppb, ..PolicyCtx::default() };
+    run_ctx(capacity, params, &ctx, trace)
+}
+
+/// [`run`] with a full [`PolicyCtx`].
+pub fn run_ctx<P: Policy>(
+    capacity: u32,
+    params: &P::Params,
+    ctx: &PolicyCtx,
+    trace: &str,
+) -> Outcome<P> {
+    let accesses = parse(trace);
+    let mut policy = P::new(capacity, params, ctx).expect("valid params");
+    let max_page = accesses.iter().map(|a| a.1).max().unwrap_or(0);
+    let ppb = ctx.pages_per_block.max(1);
+    policy.reserve(max_page + 1, max_page / ppb + 1);
+    let mut next_use = vec![u64::MAX; accesses.len()];
+    let mut last = std::collections::HashMap::new();
+    for (i, &(_, p)) in accesses.iter().enumerate().rev() {
+        if let Some(&n) = last.get(&p) {
+            next_use[i] = n;
+        }
+        last.insert(p, i as u64);
+    }
+    let mut hits = Vec::new();
+    let mut events = Vec::new();
+    for (i, &(op, page)) in accesses.iter().enumerate() {
+        let mut rec = Recorder::default();
+        let a = Access {
+            page,
+            block: page / ppb,
+            key: u64::from(page),
+            op,
+            index: i as u64,
+            next_use: if P::NEEDS_NEXT_USE { next_use[i] } else { u64::MAX },
+        };
+        hits.push(policy.access(&a, &mut rec));
+        assert!(policy.len() <= policy.capacity(), "over capacity after access {i}");
+        events.push(rec.events);
+    }
+    Outcome { policy, hits, events }
+}

@@ -1,0 +1,64 @@
+//! The `wafer` command: thin glue that parses arguments and calls the library crates.
+//!
+//! Exit codes: 0 success, 1 runtime error, 2 usage error (clap's own errors included).
+//! Errors are printed as one line on stderr: `wafer: <message>`.
+
+mod cmd;
+mod progress;
+
+use clap::{Parser, Subcommand};
+
+const EXAMPLES: &str = "\
+Examples:
+  wafer demo                                   run the bundled study and write a report
+  wafer trace info ../shared/traces/fiu/fiu_mail_cheetah_10k.blkparse
+  wafer trace convert in.csv.gz out.wtr        convert once, read fast forever
+  wafer trace gen zipf --theta 0.99 --requests 1000000 -o zipf.wtr
+  wafer sim -t trace.wtr -p lru -p ts-clock -c 16MiB --block 4MiB
+  wafer ftl -t after.wtr --device microsd-16g --aging
+  wafer run experiment.toml";
+
+/// wafer: a trace-driven laboratory for flash-aware buffer caches.
+#[derive(Parser, Debug)]
+#[command(name = "wafer", version, about, after_help = EXAMPLES, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Inspect, convert, generate and capture traces.
+    #[command(subcommand)]
+    Trace(cmd::trace::TraceCommand),
+}
+
+fn main() {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version go to stdout with status 0; usage errors exit 2.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            std::process::exit(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Trace(c) => cmd::trace::run(c),
+    };
+    if let Err(err) = result {
+        if is_broken_pipe(&err) {
+            std::process::exit(0);
+        }
+        eprintln!("wafer: {err:#}");
+        let code = if err.downcast_ref::<cmd::UsageError>().is_some() { 2 } else { 1 };
+        std::process::exit(code);
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

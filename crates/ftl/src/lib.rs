@@ -1,0 +1,1 @@
+//! wafer-ftl (under construction).

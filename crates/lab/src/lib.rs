@@ -1,0 +1,1 @@
+//! wafer-lab (under construction).

@@ -1,0 +1,1 @@
+//! wafer-replay (under construction).

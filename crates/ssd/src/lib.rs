@@ -1,0 +1,1 @@
+//! wafer-ssd (under construction).

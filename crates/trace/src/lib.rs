@@ -1,0 +1,23 @@
+//! The trace layer of wafer: the request model every stage shares, readers for the
+//! trace formats storage researchers use, wafer's own `.wtr` binary format, and
+//! deterministic workload generators.
+//!
+//! Design: a trace is a stream of [`Request`]s (time, op, byte offset, byte length,
+//! device). Readers fill caller-owned batches ([`RequestReader::read_batch`]) so that
+//! decoding never allocates per request and a consumer pays one dynamic call per
+//! batch, not per request. Page expansion ([`Granularity`]) turns requests into page
+//! accesses exactly as `DESIGN.md` specifies; [`Densifier`] maps sparse page keys to
+//! dense `u32` ids so that later stages can keep per-page state in flat arrays.
+#![deny(missing_docs)]
+
+pub mod densify;
+pub mod error;
+pub mod format;
+pub mod request;
+pub mod units;
+pub mod wtr;
+
+pub use densify::Densifier;
+pub use error::{Error, Result};
+pub use format::{open, Format, ReadOptions, RequestReader, TraceMeta};
+pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};

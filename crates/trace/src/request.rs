@@ -1,0 +1,187 @@
+//! The request model and its expansion into page accesses (DESIGN.md, "Semantics every
+//! policy shares"; `reference/policies.md` §0.2).
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes per sector: the 512 B unit most block traces count in.
+pub const SECTOR: u64 = 512;
+
+/// Sentinel for "this request carries no timestamp".
+pub const NO_TIME: u64 = u64::MAX;
+
+/// Number of low bits of a page key that hold the page number; the device number sits
+/// above them (2^44 pages of 4 KiB = 64 PiB per device).
+pub const DEV_SHIFT: u32 = 44;
+
+/// What a request does to storage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+#[repr(u8)]
+pub enum Op {
+    /// Read the range.
+    #[default]
+    Read = 0,
+    /// Write the range.
+    Write = 1,
+    /// Discard the range (TRIM / UNMAP / blkparse `D` flag): no data, pages become invalid.
+    Trim = 2,
+}
+
+impl Op {
+    /// Decode the on-disk tag used by wafer's formats.
+    pub fn from_u8(v: u8) -> Option<Op> {
+        match v {
+            0 => Some(Op::Read),
+            1 => Some(Op::Write),
+            2 => Some(Op::Trim),
+            _ => None,
+        }
+    }
+
+    /// One-letter name (`R`, `W`, `T`).
+    pub fn letter(self) -> char {
+        match self {
+            Op::Read => 'R',
+            Op::Write => 'W',
+            Op::Trim => 'T',
+        }
+    }
+}
+
+/// One I/O request of a trace, normalised: bytes and nanoseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Request {
+    /// Arrival time in nanoseconds from the trace's own origin, or [`NO_TIME`].
+    pub time_ns: u64,
+    /// First byte addressed.
+    pub offset: u64,
+    /// Length in bytes (may be 0 for records that carry no data).
+    pub len: u32,
+    /// Device / volume / ASU number; separate address spaces are keyed apart.
+    pub dev: u32,
+    /// Read, write or trim.
+    pub op: Op,
+}
+
+impl Request {
+    /// Whether the request has a timestamp.
+    pub fn has_time(&self) -> bool {
+        self.time_ns != NO_TIME
+    }
+
+    /// Inclusive page range `offset/ps ..= (offset+len-1)/ps`; `None` for a zero-length
+    /// request, which touches no page.
+    #[inline]
+    pub fn page_range(&self, page_size: u64) -> Option<(u64, u64)> {
+        if self.len == 0 {
+            return None;
+        }
+        let first = self.offset / page_size;
+        let last = (self.offset + u64::from(self.len) - 1) / page_size;
+        Some((first, last))
+    }
+}
+
+/// Key of a page in the single key space wafer's caches use: the device number above
+/// [`DEV_SHIFT`], the page number below.
+#[inline]
+pub fn page_key(dev: u32, page: u64) -> u64 {
+    (u64::from(dev) << DEV_SHIFT) | (page & ((1u64 << DEV_SHIFT) - 1))
+}
+
+/// How requests become accesses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum Granularity {
+    /// Every page a request touches is one access, in ascending page order (the
+    /// default, 4 KiB pages).
+    Page {
+        /// Page size in bytes.
+        page_size: u32,
+    },
+    /// One access per record, keyed by the record's first 512 B sector, whatever its
+    /// length: the "object" view of libCacheSim with `ignore_obj_size`
+    /// (`reference/libcachesim-parity.md`).
+    Record,
+}
+
+impl Default for Granularity {
+    fn default() -> Self {
+        Granularity::Page { page_size: 4096 }
+    }
+}
+
+impl Granularity {
+    /// Call `f(key)` for every access `req` expands to, in order. Keys are
+    /// [`page_key`]s: page numbers (or sector numbers in record mode) with the device
+    /// folded in.
+    #[inline]
+    pub fn for_each_key(&self, req: &Request, mut f: impl FnMut(u64)) {
+        match *self {
+            Granularity::Page { page_size } => {
+                if let Some((first, last)) = req.page_range(u64::from(page_size)) {
+                    for p in first..=last {
+                        f(page_key(req.dev, p));
+                    }
+                }
+            }
+            Granularity::Record => f(page_key(req.dev, req.offset / SECTOR)),
+        }
+    }
+
+    /// Number of accesses `req` expands to.
+    #[inline]
+    pub fn count(&self, req: &Request) -> u64 {
+        match *self {
+            Granularity::Page { page_size } => req
+                .page_range(u64::from(page_size))
+                .map_or(0, |(a, b)| b - a + 1),
+            Granularity::Record => 1,
+        }
+    }
+
+    /// Page size in bytes (512 for record mode, whose keys are sectors).
+    pub fn unit(&self) -> u64 {
+        match *self {
+            Granularity::Page { page_size } => u64::from(page_size),
+            Granularity::Record => SECTOR,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(offset: u64, len: u32) -> Request {
+        Request { time_ns: 0, offset, len, dev: 0, op: Op::Read }
+    }
+
+    #[test]
+    fn page_range_follows_design_semantics() {
+        assert_eq!(req(0, 4096).page_range(4096), Some((0, 0)));
+        assert_eq!(req(0, 4097).page_range(4096), Some((0, 1)));
+        assert_eq!(req(4095, 2).page_range(4096), Some((0, 1)));
+        assert_eq!(req(8192, 512).page_range(4096), Some((2, 2)));
+        assert_eq!(req(8192, 0).page_range(4096), None);
+    }
+
+    #[test]
+    fn expansion_is_ascending_and_keyed_by_device() {
+        let g = Granularity::default();
+        let mut keys = vec![];
+        let r = Request { dev: 3, ..req(4096 * 5 + 100, 3 * 4096) };
+        g.for_each_key(&r, |k| keys.push(k));
+        let base = 3u64 << DEV_SHIFT;
+        assert_eq!(keys, vec![base + 5, base + 6, base + 7, base + 8]);
+        assert_eq!(g.count(&r), 4);
+    }
+
+    #[test]
+    fn record_mode_is_one_access_per_record() {
+        let g = Granularity::Record;
+        let mut keys = vec![];
+        g.for_each_key(&req(512 * 77, 65536), |k| keys.push(k));
+        assert_eq!(keys, vec![77]);
+    }
+}

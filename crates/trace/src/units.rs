@@ -1,0 +1,147 @@
+//! Parsing of human sizes (`16MiB`, `4k`, `512`) and cache-size specs (`16MiB`, `5%`).
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// Parse a byte size: a number with an optional binary suffix (`K`, `KiB`, `M`, `MiB`,
+/// `G`, `GiB`, `T`, `TiB`; case-insensitive; `KB`/`MB`/`GB` are also powers of 1024, as
+/// in the papers) or `B`.
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, suffix) = t.split_at(split);
+    let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => {
+            return Err(Error::Invalid(format!(
+                "size `{s}`: unknown unit `{other}` (expected B, KiB, MiB, GiB or TiB)"
+            )))
+        }
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| Error::Invalid(format!("size `{s}`: expected a number like 16MiB")))?;
+    if !v.is_finite() || v < 0.0 {
+        return Err(Error::Invalid(format!("size `{s}`: must be a non-negative number")));
+    }
+    let bytes = v * mult as f64;
+    if bytes > u64::MAX as f64 {
+        return Err(Error::Invalid(format!("size `{s}`: too large")));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// Format a byte count with the largest binary unit that keeps it readable.
+pub fn format_size(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else if (v - v.round()).abs() < 1e-9 {
+        format!("{} {}", v.round() as u64, UNITS[u])
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+/// A cache size as the user gave it: absolute bytes, a number of pages/objects, or a
+/// fraction of the trace's footprint (distinct pages).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CacheSize {
+    /// Bytes; divided by the page size.
+    Bytes(u64),
+    /// A count of pages (or objects in record mode).
+    Pages(u64),
+    /// A fraction (0, 1] of the footprint.
+    Fraction(f64),
+}
+
+impl CacheSize {
+    /// Parse `16MiB` (bytes), `5%` (fraction of footprint) or `1000p` / `1000` with
+    /// `pages` suffix (`1000pages`).
+    pub fn parse(s: &str) -> Result<CacheSize> {
+        let t = s.trim();
+        if let Some(p) = t.strip_suffix('%') {
+            let v: f64 = p.trim().parse().map_err(|_| {
+                Error::Invalid(format!("cache size `{s}`: expected a percentage like 5%"))
+            })?;
+            if !(v > 0.0 && v <= 100.0) {
+                return Err(Error::Invalid(format!(
+                    "cache size `{s}`: percentage must be in (0, 100]"
+                )));
+            }
+            return Ok(CacheSize::Fraction(v / 100.0));
+        }
+        let lower = t.to_ascii_lowercase();
+        for suf in ["pages", "page", "p", "objects", "obj"] {
+            if let Some(n) = lower.strip_suffix(suf) {
+                let v: u64 = n.trim().parse().map_err(|_| {
+                    Error::Invalid(format!("cache size `{s}`: expected a page count like 1000p"))
+                })?;
+                return Ok(CacheSize::Pages(v));
+            }
+        }
+        Ok(CacheSize::Bytes(parse_size(t)?))
+    }
+
+    /// Capacity in pages given the page size and the trace footprint in pages; at least 1.
+    pub fn pages(&self, page_size: u64, footprint_pages: u64) -> u64 {
+        let p = match *self {
+            CacheSize::Bytes(b) => b / page_size,
+            CacheSize::Pages(p) => p,
+            CacheSize::Fraction(f) => (f * footprint_pages as f64).round() as u64,
+        };
+        p.max(1)
+    }
+
+    /// Whether resolving this size needs the trace footprint.
+    pub fn needs_footprint(&self) -> bool {
+        matches!(self, CacheSize::Fraction(_))
+    }
+}
+
+impl std::fmt::Display for CacheSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            CacheSize::Bytes(b) => write!(f, "{}", format_size(b).replace(' ', "")),
+            CacheSize::Pages(p) => write!(f, "{p}p"),
+            CacheSize::Fraction(x) => write!(f, "{}%", x * 100.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("16MiB").unwrap(), 16 << 20);
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size("1.5GB").unwrap(), 3 << 29);
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("MiB").is_err());
+    }
+
+    #[test]
+    fn cache_sizes() {
+        assert_eq!(CacheSize::parse("16MiB").unwrap().pages(4096, 0), 4096);
+        assert_eq!(CacheSize::parse("5%").unwrap().pages(4096, 1000), 50);
+        assert_eq!(CacheSize::parse("500p").unwrap().pages(4096, 0), 500);
+        assert!(CacheSize::parse("0%").is_err());
+        assert_eq!(CacheSize::parse("16MiB").unwrap().to_string(), "16MiB");
+    }
+}
