@@ -12,7 +12,7 @@
 pub mod list;
 pub mod policy;
 
-pub use policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+pub use policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
 pub mod policies;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testutil;

@@ -16,7 +16,10 @@ pub struct Links {
 impl Links {
     /// Links for ids `< n`.
     pub fn new(n: u32) -> Self {
-        Links { prev: vec![NIL; n as usize], next: vec![NIL; n as usize] }
+        Links {
+            prev: vec![NIL; n as usize],
+            next: vec![NIL; n as usize],
+        }
     }
 
     /// Grow to ids `< n` (never shrinks).
@@ -44,7 +47,11 @@ pub struct IndexList {
 
 impl Default for IndexList {
     fn default() -> Self {
-        IndexList { head: NIL, tail: NIL, len: 0 }
+        IndexList {
+            head: NIL,
+            tail: NIL,
+            len: 0,
+        }
     }
 }
 

@@ -42,7 +42,11 @@ pub struct PolicyCtx {
 
 impl Default for PolicyCtx {
     fn default() -> Self {
-        PolicyCtx { pages_per_block: 1024, write_read_cost_ratio: 8.0, universe_hint: 0 }
+        PolicyCtx {
+            pages_per_block: 1024,
+            write_read_cost_ratio: 8.0,
+            universe_hint: 0,
+        }
     }
 }
 
@@ -73,10 +77,71 @@ pub struct ParamError {
     pub msg: String,
 }
 
+/// One named parameter of a policy, for help, validation messages and docs.
+#[derive(Clone, Copy, Debug)]
+pub struct ParamSpec {
+    /// Key as written on the command line (`window` in `cflru:window=0.25`).
+    pub name: &'static str,
+    /// Default value, as text.
+    pub default: &'static str,
+    /// What it means and its valid range.
+    pub doc: &'static str,
+}
+
+/// Typed parameters of one policy, settable from `key=value` text.
+pub trait ParamSet: Clone + std::fmt::Debug + Default + PartialEq {
+    /// Every parameter this policy accepts.
+    const SPECS: &'static [ParamSpec];
+
+    /// Set `key` (one of [`ParamSet::SPECS`]) from `value`; return a message saying
+    /// what was expected on a bad value. The registry rejects unknown keys before
+    /// calling this. Range checks that depend on the capacity belong in
+    /// [`Policy::new`].
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String>;
+}
+
+/// Parse a float parameter value.
+pub fn parse_f64(value: &str) -> Result<f64, String> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| format!("expected a number, found `{value}`"))
+}
+
+/// Parse an unsigned integer parameter value.
+pub fn parse_u32(value: &str) -> Result<u32, String> {
+    value
+        .trim()
+        .parse::<u32>()
+        .map_err(|_| format!("expected a non-negative integer, found `{value}`"))
+}
+
+/// Parse a boolean parameter value (`true/false`, `1/0`, `yes/no`, `on/off`).
+pub fn parse_bool(value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" | "on" => Ok(true),
+        "false" | "0" | "no" | "off" => Ok(false),
+        _ => Err(format!("expected true or false, found `{value}`")),
+    }
+}
+
 /// A page replacement policy.
 pub trait Policy: Sized {
     /// Typed parameters (`cflru:window=0.25` becomes a field of this struct).
-    type Params: Clone + std::fmt::Debug + Default;
+    type Params: ParamSet;
+
+    /// Name on the command line (`ts-clock`), lower-case kebab.
+    const NAME: &'static str;
+    /// Other accepted names (`sp-clock` for Sorted-Clock).
+    const ALIASES: &'static [&'static str] = &[];
+    /// One line: what the policy does.
+    const SUMMARY: &'static str;
+    /// Full citation of the source (authors, title, venue, year).
+    const CITATION: &'static str;
+    /// Whether the policy treats clean and dirty pages (or flash blocks) differently.
+    const FLASH_AWARE: bool = false;
 
     /// Whether [`Access::next_use`] must be computed (an offline policy).
     const NEEDS_NEXT_USE: bool = false;

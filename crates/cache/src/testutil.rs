@@ -115,7 +115,10 @@ impl<P> Outcome<P> {
 /// `ppb`. Page numbers are used as dense page ids and keys; block = page / ppb.
 /// `next_use` is filled in for offline policies.
 pub fn run<P: Policy>(capacity: u32, params: &P::Params, ppb: u32, trace: &str) -> Outcome<P> {
-    let ctx = PolicyCtx { pages_per_block: ppb, ..PolicyCtx::default() };
+    let ctx = PolicyCtx {
+        pages_per_block: ppb,
+        ..PolicyCtx::default()
+    };
     run_ctx(capacity, params, &ctx, trace)
 }
 
@@ -149,11 +152,22 @@ pub fn run_ctx<P: Policy>(
             key: u64::from(page),
             op,
             index: i as u64,
-            next_use: if P::NEEDS_NEXT_USE { next_use[i] } else { u64::MAX },
+            next_use: if P::NEEDS_NEXT_USE {
+                next_use[i]
+            } else {
+                u64::MAX
+            },
         };
         hits.push(policy.access(&a, &mut rec));
-        assert!(policy.len() <= policy.capacity(), "over capacity after access {i}");
+        assert!(
+            policy.len() <= policy.capacity(),
+            "over capacity after access {i}"
+        );
         events.push(rec.events);
     }
-    Outcome { policy, hits, events }
+    Outcome {
+        policy,
+        hits,
+        events,
+    }
 }

@@ -51,7 +51,11 @@ fn main() {
             std::process::exit(0);
         }
         eprintln!("wafer: {err:#}");
-        let code = if err.downcast_ref::<cmd::UsageError>().is_some() { 2 } else { 1 };
+        let code = if err.downcast_ref::<cmd::UsageError>().is_some() {
+            2
+        } else {
+            1
+        };
         std::process::exit(code);
     }
 }

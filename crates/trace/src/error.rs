@@ -46,16 +46,26 @@ pub enum Error {
 impl Error {
     /// Shorthand for an [`Error::Io`].
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Error::Io { path: path.into(), source }
+        Error::Io {
+            path: path.into(),
+            source,
+        }
     }
 
     /// Shorthand for an [`Error::Parse`].
     pub fn parse(path: impl Into<PathBuf>, line: u64, msg: impl Into<String>) -> Self {
-        Error::Parse { path: path.into(), line, msg: msg.into() }
+        Error::Parse {
+            path: path.into(),
+            line,
+            msg: msg.into(),
+        }
     }
 
     /// Shorthand for an [`Error::Corrupt`].
     pub fn corrupt(path: impl Into<PathBuf>, msg: impl Into<String>) -> Self {
-        Error::Corrupt { path: path.into(), msg: msg.into() }
+        Error::Corrupt {
+            path: path.into(),
+            msg: msg.into(),
+        }
     }
 }

@@ -154,7 +154,13 @@ mod tests {
     use super::*;
 
     fn req(offset: u64, len: u32) -> Request {
-        Request { time_ns: 0, offset, len, dev: 0, op: Op::Read }
+        Request {
+            time_ns: 0,
+            offset,
+            len,
+            dev: 0,
+            op: Op::Read,
+        }
     }
 
     #[test]
@@ -170,7 +176,10 @@ mod tests {
     fn expansion_is_ascending_and_keyed_by_device() {
         let g = Granularity::default();
         let mut keys = vec![];
-        let r = Request { dev: 3, ..req(4096 * 5 + 100, 3 * 4096) };
+        let r = Request {
+            dev: 3,
+            ..req(4096 * 5 + 100, 3 * 4096)
+        };
         g.for_each_key(&r, |k| keys.push(k));
         let base = 3u64 << DEV_SHIFT;
         assert_eq!(keys, vec![base + 5, base + 6, base + 7, base + 8]);

@@ -28,7 +28,9 @@ pub fn parse_size(s: &str) -> Result<u64> {
         .parse()
         .map_err(|_| Error::Invalid(format!("size `{s}`: expected a number like 16MiB")))?;
     if !v.is_finite() || v < 0.0 {
-        return Err(Error::Invalid(format!("size `{s}`: must be a non-negative number")));
+        return Err(Error::Invalid(format!(
+            "size `{s}`: must be a non-negative number"
+        )));
     }
     let bytes = v * mult as f64;
     if bytes > u64::MAX as f64 {
@@ -88,7 +90,9 @@ impl CacheSize {
         for suf in ["pages", "page", "p", "objects", "obj"] {
             if let Some(n) = lower.strip_suffix(suf) {
                 let v: u64 = n.trim().parse().map_err(|_| {
-                    Error::Invalid(format!("cache size `{s}`: expected a page count like 1000p"))
+                    Error::Invalid(format!(
+                        "cache size `{s}`: expected a page count like 1000p"
+                    ))
                 })?;
                 return Ok(CacheSize::Pages(v));
             }

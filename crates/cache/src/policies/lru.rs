@@ -5,12 +5,20 @@
 //! Per page: two `u32` links and one dirty byte. O(1) per access.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
 use wafer_trace::Op;
 
 /// LRU has no parameters.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LruParams {}
+
+impl ParamSet for LruParams {
+    const SPECS: &'static [ParamSpec] = &[];
+
+    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
+        Err(format!("unknown parameter `{key}`"))
+    }
+}
 
 /// Least recently used.
 #[derive(Debug)]
@@ -28,6 +36,10 @@ const DIRTY: u8 = 2;
 
 impl Policy for Lru {
     type Params = LruParams;
+    const NAME: &'static str = "lru";
+    const SUMMARY: &'static str = "least recently used";
+    const CITATION: &'static str =
+        "Textbook LRU; e.g. A. Silberschatz, P. B. Galvin, G. Gagne, Operating System Concepts, Wiley.";
 
     fn new(capacity: u32, _: &LruParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Lru {
@@ -52,7 +64,10 @@ impl Policy for Lru {
         }
         *st = if a.op == Op::Write { DIRTY } else { CLEAN };
         if self.list.len() == self.cap {
-            let v = self.list.pop_back(&mut self.links).expect("full cache has a tail");
+            let v = self
+                .list
+                .pop_back(&mut self.links)
+                .expect("full cache has a tail");
             let vs = std::mem::replace(&mut self.state[v as usize], ABSENT);
             if vs == DIRTY {
                 io.write_back(v);
@@ -80,7 +95,11 @@ impl Policy for Lru {
     }
 
     fn dirty_pages(&self, out: &mut Vec<u32>) {
-        out.extend(self.list.iter(&self.links).filter(|&p| self.state[p as usize] == DIRTY));
+        out.extend(
+            self.list
+                .iter(&self.links)
+                .filter(|&p| self.state[p as usize] == DIRTY),
+        );
     }
 
     fn invalidate(&mut self, page: u32) -> bool {
