@@ -9,10 +9,22 @@
 //! are [`list::IndexList`]s over those arrays.
 #![deny(missing_docs)]
 
+pub mod after;
+pub mod engine;
+pub mod error;
 pub mod list;
+pub mod metrics;
 pub mod policy;
+pub mod prepared;
+pub mod registry;
 
+pub use after::{AfterSink, IoKind, NullSink, StorageOp};
+pub use engine::{simulate, CostModel, Input, SimConfig};
+pub use error::SimError;
+pub use metrics::Metrics;
 pub use policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+pub use prepared::PreparedTrace;
+pub use registry::{run_policy, PolicyInfo, PolicySpec, POLICIES};
 pub mod policies;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testutil;

@@ -57,9 +57,12 @@ pub trait IoSink {
     /// A clean page leaves the cache; no I/O.
     fn drop_clean(&mut self, page: u32);
     /// A block-level policy reads a non-resident page to pad a block write (BPLRU).
-    fn pad_read(&mut self, page: u32);
-    /// A block-level policy writes a clean or padded page as part of a block write.
-    fn pad_write(&mut self, page: u32);
+    /// Padding names pages by key (page number, [`Access::key`]), not dense id: a
+    /// padded page may never have been accessed, so it may have no dense id.
+    fn pad_read(&mut self, key: u64);
+    /// A block-level policy writes a clean or padded page, given by key (see
+    /// [`IoSink::pad_read`]), as part of a block write.
+    fn pad_write(&mut self, key: u64);
     /// The following reports form one eviction group (one victim block), ended by
     /// [`IoSink::end_group`]; a replayer may merge a group into one request.
     fn begin_group(&mut self);
@@ -147,6 +150,10 @@ pub trait Policy: Sized {
     const NEEDS_NEXT_USE: bool = false;
     /// Whether [`Access::block`] must be computed.
     const BLOCK_AWARE: bool = false;
+    /// Whether read misses bypass the cache (served from storage, nothing allocated):
+    /// a write buffer such as BPLRU. Such a policy is not a demand-paging cache, so
+    /// Belady's MIN does not bound its hits.
+    const BYPASSES_READS: bool = false;
 
     /// A cache of `capacity` pages (at least 1).
     fn new(capacity: u32, params: &Self::Params, ctx: &PolicyCtx) -> Result<Self, ParamError>;

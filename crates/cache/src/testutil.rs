@@ -14,10 +14,10 @@ pub enum Ev {
     Wb(u32),
     /// `ev x`: clean page x dropped.
     Ev(u32),
-    /// Padding read of page x.
-    PadRd(u32),
-    /// Padding write of page x.
-    PadWr(u32),
+    /// Padding read of page (key) x.
+    PadRd(u64),
+    /// Padding write of page (key) x.
+    PadWr(u64),
     /// Start of an eviction group.
     Begin,
     /// End of an eviction group.
@@ -38,11 +38,11 @@ impl IoSink for Recorder {
     fn drop_clean(&mut self, page: u32) {
         self.events.push(Ev::Ev(page));
     }
-    fn pad_read(&mut self, page: u32) {
-        self.events.push(Ev::PadRd(page));
+    fn pad_read(&mut self, key: u64) {
+        self.events.push(Ev::PadRd(key));
     }
-    fn pad_write(&mut self, page: u32) {
-        self.events.push(Ev::PadWr(page));
+    fn pad_write(&mut self, key: u64) {
+        self.events.push(Ev::PadWr(key));
     }
     fn begin_group(&mut self) {
         self.events.push(Ev::Begin);
@@ -169,5 +169,54 @@ pub fn run_ctx<P: Policy>(
         policy,
         hits,
         events,
+    }
+}
+
+/// Requests of one 4 KiB page each from `"R1 W2 ..."`, request `i` at time `i` µs.
+pub fn requests(trace: &str) -> Vec<wafer_trace::Request> {
+    parse(trace)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (op, page))| wafer_trace::Request {
+            time_ns: i as u64 * 1000,
+            offset: u64::from(page) * 4096,
+            len: 4096,
+            dev: 0,
+            op,
+        })
+        .collect()
+}
+
+/// A [`wafer_trace::RequestReader`] over requests in memory, in batches of `batch`.
+pub struct VecReader {
+    reqs: Vec<wafer_trace::Request>,
+    pos: usize,
+    batch: usize,
+    meta: wafer_trace::TraceMeta,
+}
+
+impl VecReader {
+    /// A reader returning `reqs` in batches of `batch` (at least 1).
+    pub fn new(reqs: Vec<wafer_trace::Request>, batch: usize) -> Self {
+        VecReader {
+            reqs,
+            pos: 0,
+            batch: batch.max(1),
+            meta: wafer_trace::TraceMeta::default(),
+        }
+    }
+}
+
+impl wafer_trace::RequestReader for VecReader {
+    fn read_batch(&mut self, out: &mut Vec<wafer_trace::Request>) -> wafer_trace::Result<bool> {
+        out.clear();
+        let end = (self.pos + self.batch).min(self.reqs.len());
+        out.extend_from_slice(&self.reqs[self.pos..end]);
+        self.pos = end;
+        Ok(!out.is_empty())
+    }
+
+    fn meta(&self) -> &wafer_trace::TraceMeta {
+        &self.meta
     }
 }

@@ -31,6 +31,18 @@ enum Command {
     /// Inspect, convert, generate and capture traces.
     #[command(subcommand)]
     Trace(cmd::trace::TraceCommand),
+    /// Replay a trace through cache policies and report hits and storage I/O.
+    Sim(Box<cmd::sim::Args>),
+    /// List the replacement policies and their parameters.
+    Policies(cmd::policies::Args),
+    /// Run an experiment grid from a TOML file (resumable; tables, figures, report).
+    Run(cmd::run::Args),
+    /// Run a paper's design on stand-in workloads and compare with its claims.
+    Reproduce(cmd::reproduce::Args),
+    /// Replay a trace on a simulated flash device (FAST, page- or block-level FTL).
+    Ftl(Box<cmd::ftl::Args>),
+    /// Run a small TS-CLOCK-style study on a bundled trace and write a report.
+    Demo(cmd::demo::Args),
 }
 
 fn main() {
@@ -45,6 +57,12 @@ fn main() {
     };
     let result = match cli.command {
         Command::Trace(c) => cmd::trace::run(c),
+        Command::Sim(a) => cmd::sim::run(*a),
+        Command::Policies(a) => cmd::policies::run(a),
+        Command::Run(a) => cmd::run::run(a),
+        Command::Reproduce(a) => cmd::reproduce::run(a),
+        Command::Demo(a) => cmd::demo::run(a),
+        Command::Ftl(a) => cmd::ftl::run(*a),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

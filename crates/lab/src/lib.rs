@@ -1,1 +1,87 @@
-//! wafer-lab (under construction).
+//! wafer-lab: experiments over the whole pipeline (issue 5).
+//!
+//! An [`Experiment`] file describes a grid (traces x policies x cache sizes x
+//! devices); [`config`] validates it into a [`Plan`]; [`runner`] computes the missing
+//! cells in parallel and [`store`] keeps each one the moment it finishes; [`figures`],
+//! [`plot`] and [`report`] turn the results into SVG figures and one self-contained
+//! HTML report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
+//! `wafer demo`. [`execute`] does all of it.
+//!
+//! ```no_run
+//! use wafer_lab::{execute, Experiment, Quiet, RunOptions};
+//! let plan = Experiment::load("exp.toml".as_ref())?;
+//! let opts = RunOptions { out: "out".into(), jobs: 0, stop: Default::default() };
+//! let done = execute(&plan, &opts, &mut Quiet, &|_| Default::default())?;
+//! println!("{} cells, report in out/report.html", done.outcome.total);
+//! # Ok::<(), wafer_lab::LabError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod cell;
+pub mod config;
+pub mod error;
+pub mod figures;
+pub mod plot;
+pub mod png;
+pub mod presets;
+pub mod report;
+pub mod runner;
+pub mod store;
+
+pub use cell::{CellParams, CellResult, FtlSummary, VERSION};
+pub use config::{Experiment, Plan};
+pub use error::LabError;
+pub use report::Preface;
+pub use runner::{run, Observer, Outcome, Quiet, RunOptions};
+
+use std::path::PathBuf;
+
+/// What [`execute`] produced.
+#[derive(Clone, Debug)]
+pub struct Done {
+    /// The run.
+    pub outcome: Outcome,
+    /// SVG files written (each with a PNG next to it).
+    pub figures: Vec<PathBuf>,
+    /// The report, if written.
+    pub report: Option<PathBuf>,
+}
+
+/// Run `plan`, then write `results.csv`, `results.json`, `figures/*.svg` (and `.png`) and
+/// `report.html` under `opts.out` (also after an interruption, from the cells that
+/// are finished). `preface` makes the report's opening notes from the results (a
+/// preset's claims next to the measurements).
+pub fn execute(
+    plan: &Plan,
+    opts: &RunOptions,
+    obs: &mut dyn Observer,
+    preface: &dyn Fn(&[CellResult]) -> Preface,
+) -> Result<Done, LabError> {
+    let outcome = runner::run(plan, opts, obs)?;
+    let st = store::Store::new(&opts.out);
+    st.write_tables(&outcome.results)?;
+    let figs = figures::draw(plan, &outcome.results, &outcome.traces);
+    let mut paths = Vec::new();
+    for f in &figs {
+        let p = opts.out.join("figures").join(format!("{}.svg", f.stem));
+        let svg = f.chart.svg();
+        store::write_atomic(&p, svg.as_bytes())?;
+        store::write_atomic(&p.with_extension("png"), &png::render(&svg, 2.0)?)?;
+        paths.push(p);
+    }
+    let report = if plan.exp.outputs.report {
+        let p = opts.out.join("report.html");
+        store::write_atomic(
+            &p,
+            report::html(plan, &outcome, &figs, &preface(&outcome.results)).as_bytes(),
+        )?;
+        Some(p)
+    } else {
+        None
+    };
+    Ok(Done {
+        outcome,
+        figures: paths,
+        report,
+    })
+}

@@ -1,8 +1,15 @@
 //! Trace formats, autodetection and the streaming reader interface.
+//!
+//! [`open`] detects the format from the content (magic bytes, record structure, or
+//! by running each text decoder on the first lines); the conventions of every format
+//! (units, ops, devices, records skipped) are documented in its reader module under
+//! `formats/`, and in the README's formats table.
 
 use crate::error::{Error, Result};
 use crate::request::Request;
 use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Requests a reader returns per [`RequestReader::read_batch`] call.
@@ -108,10 +115,45 @@ pub trait RequestReader: Send {
 }
 
 /// Open `path` with the given options, detecting the format unless one is forced.
-/// gzip and zstd compression are undone transparently.
+/// gzip and zstd compression are undone transparently (recognised by magic bytes,
+/// not by the file name). A `.wtr` file is recognised by [`crate::wtr::MAGIC`].
+/// Detection and the per-format conventions are documented in the reader modules;
+/// when no format fits, the error lists the formats tried and suggests `--format`.
 pub fn open(path: &Path, opts: &ReadOptions) -> Result<Box<dyn RequestReader>> {
-    let _ = opts;
-    Err(Error::corrupt(path, "no reader is available yet"))
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    if matches!(opts.format, None | Some(Format::Wtr)) {
+        let mut magic = [0u8; 4];
+        let n = read_up_to(&mut file, &mut magic).map_err(|e| Error::io(path, e))?;
+        if opts.format == Some(Format::Wtr) || (n == 4 && magic == crate::wtr::MAGIC) {
+            return Ok(Box::new(crate::wtr::Reader::open(path)?));
+        }
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| Error::io(path, e))?;
+    }
+    crate::formats::open_stream(path, Box::new(file), opts)
+}
+
+/// Open any byte stream as a trace, exactly as [`open`] opens a file (`name` is used
+/// in messages only). `.wtr` data needs a file and is refused here.
+pub fn open_stream(
+    name: &Path,
+    stream: Box<dyn Read + Send>,
+    opts: &ReadOptions,
+) -> Result<Box<dyn RequestReader>> {
+    crate::formats::open_stream(name, stream, opts)
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
 }
 
 impl Format {

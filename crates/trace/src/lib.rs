@@ -13,7 +13,9 @@
 pub mod densify;
 pub mod error;
 pub mod format;
+mod formats;
 pub mod request;
+pub mod stats;
 pub mod units;
 pub mod wtr;
 

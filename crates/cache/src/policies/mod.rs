@@ -1,4 +1,23 @@
 //! One file per policy. The registry (names, parameters, dispatch) lives in
 //! `crate::registry`.
 
+pub mod arc;
+pub mod block_group;
+pub mod bplru;
+pub mod bua;
+pub mod car;
+pub mod clock;
+pub mod clock_pro;
+pub mod craw;
+pub mod craw_a;
+pub mod craw_core;
+pub mod fab;
+pub mod fifo;
+pub mod lb_clock;
+pub mod linux2q;
+pub mod lirs;
 pub mod lru;
+pub mod opt;
+pub mod s3fifo;
+pub mod sieve;
+pub mod two_q;

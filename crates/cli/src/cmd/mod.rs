@@ -1,5 +1,11 @@
 //! One module per subcommand; each exposes an `Args` struct (clap) and `run`.
 
+pub mod demo;
+pub mod ftl;
+pub mod policies;
+pub mod reproduce;
+pub mod run;
+pub mod sim;
 pub mod trace;
 
 /// An error in how the command was called (exit status 2), as opposed to a failure

@@ -2,11 +2,22 @@
 
 use clap::Subcommand;
 
+pub mod head;
+pub mod info;
+
 /// Trace subcommands.
 #[derive(Subcommand, Debug)]
-pub enum TraceCommand {}
+pub enum TraceCommand {
+    /// Summary statistics: requests, R/W split, distinct pages, sizes, timing.
+    Info(info::Args),
+    /// Print the first requests, normalised (ns, bytes).
+    Head(head::Args),
+}
 
 /// Run a trace subcommand.
 pub fn run(c: TraceCommand) -> anyhow::Result<()> {
-    match c {}
+    match c {
+        TraceCommand::Info(a) => info::run(a),
+        TraceCommand::Head(a) => head::run(a),
+    }
 }

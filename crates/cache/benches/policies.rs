@@ -1,0 +1,149 @@
+//! Throughput of every registered policy on a synthetic Zipf trace.
+//!
+//! Trace: Zipf(0.99) over 1,000,000 pages (ranks scattered over the page space),
+//! 30% writes, 10,000,000 single-page accesses, prepared once; cache = 5% of the
+//! universe, 4 MiB blocks. Each policy runs once over the prepared trace with the
+//! after-cache trace discarded; the figure is page accesses per second of the run
+//! (trace preparation excluded). Override with `WAFER_BENCH_ACCESSES`,
+//! `WAFER_BENCH_PAGES`, `WAFER_BENCH_CACHE_PCT` and `WAFER_BENCH_POLICIES` (comma list).
+//!
+//! A last line runs LRU over the same requests through the streaming path (expansion
+//! and densifying included).
+//!
+//! Run: `cargo bench -p wafer-cache --bench policies`.
+
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Zipf};
+use rand_pcg::Pcg64Mcg;
+use wafer_cache::after::NullSink;
+use wafer_cache::{run_policy, Input, PolicySpec, PreparedTrace, SimConfig, POLICIES};
+use wafer_trace::{Granularity, Op, Request, RequestReader, TraceMeta};
+
+/// Requests in memory, served in batches like a file reader.
+struct MemReader<'a> {
+    reqs: &'a [Request],
+    pos: usize,
+    meta: TraceMeta,
+}
+
+impl RequestReader for MemReader<'_> {
+    fn read_batch(&mut self, out: &mut Vec<Request>) -> wafer_trace::Result<bool> {
+        out.clear();
+        let end = (self.pos + wafer_trace::format::BATCH).min(self.reqs.len());
+        out.extend_from_slice(&self.reqs[self.pos..end]);
+        self.pos = end;
+        Ok(!out.is_empty())
+    }
+
+    fn meta(&self) -> &TraceMeta {
+        &self.meta
+    }
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let accesses = env_u64("WAFER_BENCH_ACCESSES", 10_000_000);
+    let pages = env_u64("WAFER_BENCH_PAGES", 1_000_000);
+    let pct = env_u64("WAFER_BENCH_CACHE_PCT", 5);
+    let only: Option<Vec<String>> = std::env::var("WAFER_BENCH_POLICIES")
+        .ok()
+        .map(|s| s.split(',').map(|p| p.trim().to_string()).collect());
+
+    let t0 = Instant::now();
+    let mut rng = Pcg64Mcg::seed_from_u64(42);
+    let zipf = Zipf::new(pages, 0.99).expect("valid Zipf parameters");
+    // 999_983 is prime, so rank -> page is a bijection on 0..pages when pages is not a
+    // multiple of it.
+    let reqs: Vec<Request> = (0..accesses)
+        .map(|i| {
+            let rank = zipf.sample(&mut rng) as u64 - 1;
+            let page = rank * 999_983 % pages;
+            Request {
+                time_ns: i,
+                offset: page * 4096,
+                len: 4096,
+                dev: 0,
+                op: if rng.gen_bool(0.3) {
+                    Op::Write
+                } else {
+                    Op::Read
+                },
+            }
+        })
+        .collect();
+    let trace = PreparedTrace::from_requests(Granularity::default(), &reqs).expect("fits");
+    let cap = (trace.universe() as u64 * pct / 100).max(1) as u32;
+    println!(
+        "zipf(0.99): {} accesses, {} distinct pages, cache {} pages ({pct}%), prepared in {:.2} s",
+        trace.accesses(),
+        trace.universe(),
+        cap,
+        t0.elapsed().as_secs_f64()
+    );
+    let cfg = SimConfig {
+        capacity_pages: cap,
+        pages_per_block: 1024,
+        ..SimConfig::default()
+    };
+    println!(
+        "{:<18} {:>10} {:>12} {:>10}",
+        "policy", "hit ratio", "M acc/s", "seconds"
+    );
+    for info in POLICIES {
+        if let Some(o) = &only {
+            if !o.iter().any(|n| n == info.name) {
+                continue;
+            }
+        }
+        let spec = PolicySpec::parse(info.name).expect("registered");
+        let t = Instant::now();
+        let m = run_policy(
+            &spec,
+            Input::Prepared(&trace),
+            &cfg,
+            &mut NullSink,
+            &mut |_| {},
+        )
+        .expect("runs");
+        let s = t.elapsed().as_secs_f64();
+        println!(
+            "{:<18} {:>10.4} {:>12.1} {:>10.2}",
+            info.name,
+            m.hit_ratio,
+            m.accesses as f64 / s / 1e6,
+            s
+        );
+    }
+    // The streaming path: expand and densify on the fly, arrays grown by doubling.
+    let spec = PolicySpec::parse("lru").expect("registered");
+    let t = Instant::now();
+    let mut r = MemReader {
+        reqs: &reqs,
+        pos: 0,
+        meta: TraceMeta::default(),
+    };
+    let m = run_policy(
+        &spec,
+        Input::Stream(&mut r),
+        &cfg,
+        &mut NullSink,
+        &mut |_| {},
+    )
+    .expect("runs");
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{:<18} {:>10.4} {:>12.1} {:>10.2}",
+        "lru (streamed)",
+        m.hit_ratio,
+        m.accesses as f64 / s / 1e6,
+        s
+    );
+}

@@ -1,0 +1,315 @@
+//! The after-cache trace: every storage operation the cache sends below it, in order
+//! (paper 000, Sec. IV-A; `reference/policies.md` §0.4).
+//!
+//! The engine reports each operation to an [`AfterSink`] as a [`StorageOp`]: the op,
+//! the page key, the index of the page access that caused it, that access's request
+//! timestamp, an eviction-group id and what kind of operation it is. Sinks are
+//! generic parameters of the simulation loop (no dynamic call per operation). Writing
+//! can fail; sinks keep the first error and return it from [`AfterSink::finish`], so
+//! the loop itself stays free of error plumbing.
+//!
+//! Operations are one page each. Consecutive pages of one group can be merged by a
+//! consumer (the group id says which belong together); the page counts stay the same
+//! either way.
+//!
+//! Resolved details:
+//! * Storage operations caused by warm-up accesses are not reported (the after-cache
+//!   trace covers the measured part of the run, like the counters).
+//! * Trims pass through as [`IoKind::Trim`] operations, one per page, whether or not
+//!   the page was cached.
+//! * The request written for a page uses the run's unit: offset = page number x page
+//!   size, length = page size (512 B sectors in record mode), device from the key.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::{Error, Op, Request};
+
+/// Why a storage operation happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[repr(u8)]
+pub enum IoKind {
+    /// The read of a missed page (a read miss, or a write miss with fetch-on-write-miss).
+    Miss = 0,
+    /// A dirty page written back by the policy.
+    WriteBack = 1,
+    /// A padding read of a block-level policy (BPLRU).
+    PadRead = 2,
+    /// A padding write (a clean or padded page written as part of a block write).
+    PadWrite = 3,
+    /// A dirty page written by flush-at-end.
+    Flush = 4,
+    /// A trim passed through.
+    Trim = 5,
+}
+
+impl IoKind {
+    /// Every kind, in tag order.
+    pub const ALL: [IoKind; 6] = [
+        IoKind::Miss,
+        IoKind::WriteBack,
+        IoKind::PadRead,
+        IoKind::PadWrite,
+        IoKind::Flush,
+        IoKind::Trim,
+    ];
+
+    /// Short name used in CSV output.
+    pub fn name(self) -> &'static str {
+        match self {
+            IoKind::Miss => "miss",
+            IoKind::WriteBack => "write-back",
+            IoKind::PadRead => "pad-read",
+            IoKind::PadWrite => "pad-write",
+            IoKind::Flush => "flush",
+            IoKind::Trim => "trim",
+        }
+    }
+
+    /// The tag stored with each record of a `.wtr` after-cache trace.
+    pub fn tag(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind of a `.wtr` record tag.
+    pub fn from_tag(tag: u8) -> Option<IoKind> {
+        IoKind::ALL.get(usize::from(tag)).copied()
+    }
+}
+
+/// One page-sized storage operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageOp {
+    /// Read, write or trim.
+    pub op: Op,
+    /// Why it happened.
+    pub kind: IoKind,
+    /// Page key (`wafer_trace::page_key`): device above bit 44, page number below.
+    pub key: u64,
+    /// 0-based index of the page access that caused it (for flush-at-end: the number
+    /// of accesses, i.e. one past the last).
+    pub access: u64,
+    /// Timestamp of that access's request (ns, or `wafer_trace::NO_TIME`).
+    pub time_ns: u64,
+    /// Eviction group (one victim block of a block-level policy), numbered from 1;
+    /// 0 = not part of a group.
+    pub group: u64,
+}
+
+impl StorageOp {
+    /// Device number of the page.
+    pub fn dev(&self) -> u32 {
+        (self.key >> DEV_SHIFT) as u32
+    }
+
+    /// Page number within the device.
+    pub fn page(&self) -> u64 {
+        self.key & ((1u64 << DEV_SHIFT) - 1)
+    }
+
+    /// The operation as a one-page request, with pages of `unit` bytes.
+    pub fn request(&self, unit: u32) -> Request {
+        Request {
+            time_ns: self.time_ns,
+            offset: self.page() * u64::from(unit),
+            len: unit,
+            dev: self.dev(),
+            op: self.op,
+        }
+    }
+}
+
+/// Receives the after-cache trace.
+pub trait AfterSink {
+    /// One storage operation, in emission order.
+    fn push(&mut self, op: &StorageOp);
+
+    /// End of the run: flush buffers and report the first error, if any.
+    fn finish(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// Discards everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullSink;
+
+impl AfterSink for NullSink {
+    #[inline]
+    fn push(&mut self, _: &StorageOp) {}
+}
+
+/// Keeps every operation in memory (tests, small runs).
+#[derive(Clone, Debug, Default)]
+pub struct VecSink {
+    /// Operations in order.
+    pub ops: Vec<StorageOp>,
+}
+
+impl AfterSink for VecSink {
+    fn push(&mut self, op: &StorageOp) {
+        self.ops.push(*op);
+    }
+}
+
+/// Writes the after-cache trace as CSV with header
+/// `access,time_ns,op,kind,group,dev,page,offset,len`.
+pub struct CsvSink {
+    path: PathBuf,
+    out: BufWriter<File>,
+    unit: u32,
+    error: Option<std::io::Error>,
+}
+
+impl CsvSink {
+    /// Create `path` (truncating it); pages are `unit` bytes.
+    pub fn create(path: &Path, unit: u32) -> Result<CsvSink, Error> {
+        let f = File::create(path).map_err(|e| Error::io(path, e))?;
+        let mut out = BufWriter::with_capacity(1 << 16, f);
+        let error = writeln!(out, "access,time_ns,op,kind,group,dev,page,offset,len").err();
+        Ok(CsvSink {
+            path: path.to_path_buf(),
+            out,
+            unit,
+            error,
+        })
+    }
+}
+
+impl AfterSink for CsvSink {
+    fn push(&mut self, op: &StorageOp) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = write!(self.out, "{},", op.access)
+            .and_then(|()| {
+                if op.time_ns == wafer_trace::NO_TIME {
+                    Ok(())
+                } else {
+                    write!(self.out, "{}", op.time_ns)
+                }
+            })
+            .and_then(|()| {
+                writeln!(
+                    self.out,
+                    ",{},{},{},{},{},{},{}",
+                    op.op.letter(),
+                    op.kind.name(),
+                    op.group,
+                    op.dev(),
+                    op.page(),
+                    op.page() * u64::from(self.unit),
+                    self.unit
+                )
+            });
+        self.error = r.err();
+    }
+
+    fn finish(&mut self) -> Result<(), Error> {
+        if let Some(e) = self.error.take() {
+            return Err(Error::io(&self.path, e));
+        }
+        self.out.flush().map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// An after-cache trace file, format chosen by extension (`.csv`).
+pub enum FileSink {
+    /// CSV text.
+    Csv(CsvSink),
+}
+
+impl FileSink {
+    /// Create `path`, choosing the format from its extension; pages are `unit` bytes.
+    pub fn create(path: &Path, unit: u32) -> Result<FileSink, Error> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(|e| e.to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("csv") => Ok(FileSink::Csv(CsvSink::create(path, unit)?)),
+            _ => Err(Error::Invalid(format!(
+                "{}: after-cache trace must end in {}",
+                path.display(),
+                FileSink::EXTENSIONS.join(" or ")
+            ))),
+        }
+    }
+
+    /// Extensions [`FileSink::create`] understands.
+    pub const EXTENSIONS: &'static [&'static str] = &[".csv"];
+}
+
+impl AfterSink for FileSink {
+    #[inline]
+    fn push(&mut self, op: &StorageOp) {
+        match self {
+            FileSink::Csv(s) => s.push(op),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), Error> {
+        match self {
+            FileSink::Csv(s) => s.finish(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_round_trip_through_tags() {
+        for k in IoKind::ALL {
+            assert_eq!(IoKind::from_tag(k.tag()), Some(k));
+        }
+        assert_eq!(IoKind::from_tag(9), None);
+    }
+
+    #[test]
+    fn request_splits_device_and_page() {
+        let op = StorageOp {
+            op: Op::Write,
+            kind: IoKind::WriteBack,
+            key: wafer_trace::page_key(3, 17),
+            access: 5,
+            time_ns: 99,
+            group: 0,
+        };
+        assert_eq!(op.dev(), 3);
+        assert_eq!(op.page(), 17);
+        let r = op.request(4096);
+        assert_eq!(
+            (r.offset, r.len, r.dev, r.op),
+            (17 * 4096, 4096, 3, Op::Write)
+        );
+    }
+
+    #[test]
+    fn csv_sink_writes_header_and_rows() {
+        let dir = std::env::temp_dir().join(format!("wafer-after-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.csv");
+        let mut s = CsvSink::create(&p, 4096).unwrap();
+        s.push(&StorageOp {
+            op: Op::Read,
+            kind: IoKind::Miss,
+            key: 2,
+            access: 0,
+            time_ns: wafer_trace::NO_TIME,
+            group: 0,
+        });
+        s.finish().unwrap();
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            text,
+            "access,time_ns,op,kind,group,dev,page,offset,len\n0,,R,miss,0,0,2,8192,4096\n"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

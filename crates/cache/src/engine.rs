@@ -1,0 +1,965 @@
+//! The simulation loop: one policy, one cache size, one trace.
+//!
+//! [`simulate`] is generic over the policy and the after-cache sink, so every policy
+//! gets its own monomorphised loop: no dynamic call and no allocation per access. It
+//! takes either input of [`Input`]:
+//! * a stream ([`wafer_trace::RequestReader`]): requests are expanded into page
+//!   accesses and page keys densified on the fly; the policy's per-page arrays grow by
+//!   amortised doubling ([`Policy::reserve`]) as the universe grows; blocks are
+//!   densified too, but only for block-aware policies;
+//! * a [`PreparedTrace`] decoded once and shared read-only by many runs.
+//!
+//! Offline policies ([`Policy::NEEDS_NEXT_USE`], Belady) need the whole trace: a
+//! stream is prepared first, and next-use indices come from one backward pass.
+//!
+//! Semantics (`reference/policies.md` §0, DESIGN.md):
+//! * Each page access is handled completely before the next, in ascending page order
+//!   within a request.
+//! * The read of a missed page (read miss, or write miss with `write_miss_fetch`) is
+//!   emitted after the write-backs the policy reported for that access.
+//! * Warm-up: the first `warmup` accesses change the cache but neither the counters
+//!   nor the after-cache trace. Eviction-group numbering runs on regardless.
+//! * Trims are not accesses: the policy drops the page without I/O
+//!   ([`Policy::invalidate`]) and the trim passes through to the after-cache trace.
+//!   A trimmed dirty page's data is discarded, so it is neither written back nor
+//!   dirty at the end.
+//! * At the end, resident dirty pages are counted (`dirty_at_end`); with
+//!   `flush_at_end` they are written in ascending key order and counted apart
+//!   (`writes_at_end`).
+//! * Metrics definitions are in [`crate::metrics`].
+
+use wafer_trace::{Densifier, Granularity, Op, RequestReader};
+
+use crate::after::{AfterSink, IoKind, StorageOp};
+use crate::error::SimError;
+use crate::metrics::{BlockUtilization, BurstTracker, MergeTracker, Metrics, Series};
+use crate::policy::{Access, IoSink, Policy, PolicyCtx};
+use crate::prepared::{block_key, PreparedTrace};
+
+/// Storage costs of paper 002 (SLC flash): read 25 µs, program 200 µs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CostModel {
+    /// Time of one page read, ns.
+    pub t_read_ns: u64,
+    /// Time of one page write, ns.
+    pub t_write_ns: u64,
+}
+
+impl Default for CostModel {
+    fn default() -> Self {
+        CostModel {
+            t_read_ns: 25_000,
+            t_write_ns: 200_000,
+        }
+    }
+}
+
+/// Everything about a run except the policy and the trace.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SimConfig {
+    /// How requests become page accesses.
+    pub granularity: Granularity,
+    /// Cache capacity in pages (at least 1).
+    pub capacity_pages: u32,
+    /// Pages per erase block (block = page div this).
+    pub pages_per_block: u32,
+    /// Accesses of the warm-up prefix.
+    pub warmup: u64,
+    /// Read the page from storage on a write miss too.
+    pub write_miss_fetch: bool,
+    /// Write the dirty pages left at the end (counted apart).
+    pub flush_at_end: bool,
+    /// Read/write costs for `io_time_ns`.
+    pub cost: CostModel,
+    /// Sample the policy's series every this many measured accesses (0 = off).
+    pub series_every: u64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            granularity: Granularity::default(),
+            capacity_pages: 1024,
+            pages_per_block: 1024,
+            warmup: 0,
+            write_miss_fetch: false,
+            flush_at_end: false,
+            cost: CostModel::default(),
+            series_every: 0,
+        }
+    }
+}
+
+impl SimConfig {
+    /// The [`PolicyCtx`] a policy is built with.
+    pub fn policy_ctx(&self, universe_hint: u32) -> PolicyCtx {
+        PolicyCtx {
+            pages_per_block: self.pages_per_block.max(1),
+            write_read_cost_ratio: self.cost.t_write_ns as f64 / self.cost.t_read_ns.max(1) as f64,
+            universe_hint,
+        }
+    }
+
+    /// Bytes per page of the after-cache trace.
+    pub fn unit(&self) -> u32 {
+        self.granularity.unit() as u32
+    }
+}
+
+/// Where the accesses come from.
+pub enum Input<'a> {
+    /// Streamed from a reader, densified on the fly.
+    Stream(&'a mut dyn RequestReader),
+    /// Prepared once, shared.
+    Prepared(&'a PreparedTrace),
+}
+
+/// Run policy `P` with `params` over `input`; report storage operations to `after`
+/// and call `progress` with the number of accesses done now and then.
+pub fn simulate<P: Policy, A: AfterSink>(
+    params: &P::Params,
+    input: Input<'_>,
+    cfg: &SimConfig,
+    after: &mut A,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Metrics, SimError> {
+    if cfg.capacity_pages == 0 {
+        return Err(SimError::Invalid(
+            "cache capacity must be at least one page".into(),
+        ));
+    }
+    match input {
+        Input::Prepared(t) => run_prepared::<P, A>(params, t, cfg, after, progress),
+        Input::Stream(r) if P::NEEDS_NEXT_USE => {
+            let t = PreparedTrace::read(cfg.granularity, r, &mut |_| {})?;
+            run_prepared::<P, A>(params, &t, cfg, after, progress)
+        }
+        Input::Stream(r) => run_stream::<P, A>(params, r, cfg, after, progress),
+    }
+}
+
+/// Page keys by dense id.
+trait KeyOf {
+    fn key_of(&self, id: u32) -> u64;
+}
+
+impl KeyOf for [u64] {
+    #[inline]
+    fn key_of(&self, id: u32) -> u64 {
+        self[id as usize]
+    }
+}
+
+impl KeyOf for Densifier {
+    #[inline]
+    fn key_of(&self, id: u32) -> u64 {
+        self.key(id)
+    }
+}
+
+/// Counters and trackers of one run.
+struct Run {
+    m: Metrics,
+    warmup: u64,
+    fetch_on_write: bool,
+    measuring: bool,
+    access: u64,
+    time: u64,
+    group: u64,
+    groups_opened: u64,
+    ppb: u32,
+    wb: BurstTracker,
+    strict: BurstTracker,
+    merge: MergeTracker,
+    series_every: u64,
+    series: Option<Series>,
+    sample: Vec<f64>,
+}
+
+impl Run {
+    fn new<P: Policy>(policy: &P, cfg: &SimConfig) -> Run {
+        let names = policy.series_names();
+        let series = (cfg.series_every > 0 && !names.is_empty()).then(|| Series {
+            names: names.iter().map(|s| s.to_string()).collect(),
+            ..Series::default()
+        });
+        Run {
+            m: Metrics {
+                capacity: cfg.capacity_pages,
+                pages_per_block: cfg.pages_per_block.max(1),
+                ..Metrics::default()
+            },
+            warmup: cfg.warmup,
+            fetch_on_write: cfg.write_miss_fetch,
+            measuring: false,
+            access: 0,
+            time: wafer_trace::NO_TIME,
+            group: 0,
+            groups_opened: 0,
+            ppb: cfg.pages_per_block.max(1),
+            wb: BurstTracker::default(),
+            strict: BurstTracker::default(),
+            merge: MergeTracker::default(),
+            series_every: if series.is_some() {
+                cfg.series_every
+            } else {
+                0
+            },
+            series,
+            sample: Vec::new(),
+        }
+    }
+
+    /// One access, fully handled.
+    #[inline(always)]
+    fn access<P: Policy, K: KeyOf + ?Sized, A: AfterSink>(
+        &mut self,
+        policy: &mut P,
+        keys: &K,
+        after: &mut A,
+        a: &Access,
+        time: u64,
+    ) {
+        self.measuring = a.index >= self.warmup;
+        self.access = a.index;
+        self.time = time;
+        let hit = policy.access(
+            a,
+            &mut Tap {
+                run: self,
+                keys,
+                after,
+            },
+        );
+        if !self.measuring {
+            return;
+        }
+        let m = &mut self.m;
+        m.accesses += 1;
+        if a.op == Op::Write {
+            m.writes += 1;
+            m.write_hits += u64::from(hit);
+        } else {
+            m.reads += 1;
+            m.read_hits += u64::from(hit);
+        }
+        if !hit && (a.op == Op::Read || self.fetch_on_write) {
+            m.page_reads += 1;
+            self.strict.end();
+            after.push(&StorageOp {
+                op: Op::Read,
+                kind: IoKind::Miss,
+                key: a.key,
+                access: a.index,
+                time_ns: time,
+                group: 0,
+            });
+        }
+        if self.series_every > 0 && m.accesses % self.series_every == 0 {
+            self.take_sample(policy);
+        }
+    }
+
+    #[cold]
+    fn take_sample<P: Policy>(&mut self, policy: &P) {
+        if let Some(s) = self.series.as_mut() {
+            self.sample.clear();
+            policy.sample(&mut self.sample);
+            s.at.push(self.m.accesses);
+            s.values.push(self.sample.clone());
+        }
+    }
+
+    /// A trim of `key` (dense id `id` if the page was ever seen).
+    fn trim<P: Policy, A: AfterSink>(
+        &mut self,
+        policy: &mut P,
+        after: &mut A,
+        key: u64,
+        id: Option<u32>,
+        time: u64,
+    ) {
+        let resident = id.is_some_and(|id| policy.invalidate(id));
+        if self.access_index_measuring() {
+            self.m.trims += 1;
+            self.m.trimmed_resident += u64::from(resident);
+            after.push(&StorageOp {
+                op: Op::Trim,
+                kind: IoKind::Trim,
+                key,
+                access: self.next_index(),
+                time_ns: time,
+                group: 0,
+            });
+        }
+    }
+
+    /// Index the next access will get.
+    fn next_index(&self) -> u64 {
+        self.m.warmup_accesses + self.m.accesses
+    }
+
+    /// Whether the next access is past the warm-up.
+    fn access_index_measuring(&self) -> bool {
+        self.next_index() >= self.warmup
+    }
+
+    /// Account one warm-up access (for [`Run::next_index`]).
+    #[inline(always)]
+    fn count_warmup(&mut self) {
+        if !self.measuring {
+            self.m.warmup_accesses += 1;
+        }
+    }
+
+    /// Dirty pages at the end, flush-at-end, summaries.
+    fn finish<P: Policy, K: KeyOf + ?Sized, A: AfterSink>(
+        mut self,
+        policy: &P,
+        keys: &K,
+        after: &mut A,
+        universe: u64,
+        cfg: &SimConfig,
+    ) -> Result<Metrics, SimError> {
+        let mut dirty = Vec::new();
+        policy.dirty_pages(&mut dirty);
+        self.m.dirty_at_end = dirty.len() as u64;
+        if cfg.flush_at_end {
+            let mut dk: Vec<u64> = dirty.iter().map(|&p| keys.key_of(p)).collect();
+            dk.sort_unstable();
+            let mut merge = MergeTracker::default();
+            let at = self.next_index();
+            for key in dk {
+                merge.write(0, key);
+                after.push(&StorageOp {
+                    op: Op::Write,
+                    kind: IoKind::Flush,
+                    key,
+                    access: at,
+                    time_ns: self.time,
+                    group: 0,
+                });
+            }
+            self.m.writes_at_end = self.m.dirty_at_end;
+            self.m.write_ios_at_end = merge.ios;
+        }
+        let m = &mut self.m;
+        m.universe = universe;
+        m.hits = m.read_hits + m.write_hits;
+        m.read_misses = m.reads - m.read_hits;
+        m.write_misses = m.writes - m.write_hits;
+        m.misses = m.read_misses + m.write_misses;
+        m.write_ios = self.merge.ios;
+        m.io_time_ns = (m.page_reads + m.pad_reads) * cfg.cost.t_read_ns
+            + (m.page_writes + m.pad_writes) * cfg.cost.t_write_ns;
+        m.finish_ratios();
+        m.block_utilization = BlockUtilization {
+            write_stream: self.wb.stats(self.ppb),
+            strict: self.strict.stats(self.ppb),
+        };
+        m.series = self.series;
+        after.finish()?;
+        Ok(self.m)
+    }
+}
+
+/// The [`IoSink`] handed to the policy for one access.
+struct Tap<'r, K: ?Sized, A> {
+    run: &'r mut Run,
+    keys: &'r K,
+    after: &'r mut A,
+}
+
+impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
+    #[inline]
+    fn write(&mut self, key: u64, kind: IoKind) {
+        let r = &mut *self.run;
+        let blk = block_key(key, r.ppb);
+        r.wb.write(blk);
+        r.strict.write(blk);
+        r.merge.write(r.access, key);
+        self.after.push(&StorageOp {
+            op: Op::Write,
+            kind,
+            key,
+            access: r.access,
+            time_ns: r.time,
+            group: r.group,
+        });
+    }
+}
+
+impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
+    #[inline]
+    fn write_back(&mut self, page: u32) {
+        if self.run.measuring {
+            self.run.m.page_writes += 1;
+            self.run.m.evictions += 1;
+            let key = self.keys.key_of(page);
+            self.write(key, IoKind::WriteBack);
+        }
+    }
+
+    #[inline]
+    fn drop_clean(&mut self, _page: u32) {
+        if self.run.measuring {
+            self.run.m.evictions += 1;
+        }
+    }
+
+    fn pad_read(&mut self, key: u64) {
+        let r = &mut *self.run;
+        if r.measuring {
+            r.m.pad_reads += 1;
+            if r.group == 0 {
+                r.strict.end();
+            }
+            self.after.push(&StorageOp {
+                op: Op::Read,
+                kind: IoKind::PadRead,
+                key,
+                access: r.access,
+                time_ns: r.time,
+                group: r.group,
+            });
+        }
+    }
+
+    fn pad_write(&mut self, key: u64) {
+        if self.run.measuring {
+            self.run.m.pad_writes += 1;
+            self.write(key, IoKind::PadWrite);
+        }
+    }
+
+    fn begin_group(&mut self) {
+        let r = &mut *self.run;
+        r.groups_opened += 1;
+        r.group = r.groups_opened;
+        r.wb.end();
+        r.strict.end();
+        if r.measuring {
+            r.m.groups += 1;
+        }
+    }
+
+    fn end_group(&mut self) {
+        let r = &mut *self.run;
+        r.group = 0;
+        r.wb.end();
+        r.strict.end();
+    }
+}
+
+fn build<P: Policy>(params: &P::Params, cfg: &SimConfig, universe: u32) -> Result<P, SimError> {
+    Ok(P::new(
+        cfg.capacity_pages,
+        params,
+        &cfg.policy_ctx(universe),
+    )?)
+}
+
+/// Progress is reported every this many accesses.
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+fn run_prepared<P: Policy, A: AfterSink>(
+    params: &P::Params,
+    t: &PreparedTrace,
+    cfg: &SimConfig,
+    after: &mut A,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Metrics, SimError> {
+    if t.granularity() != cfg.granularity {
+        return Err(SimError::Invalid(format!(
+            "the prepared trace was expanded with {:?}, the run asks for {:?}",
+            t.granularity(),
+            cfg.granularity
+        )));
+    }
+    let universe = t.universe();
+    let mut policy = build::<P>(params, cfg, universe)?;
+    let blocks = P::BLOCK_AWARE.then(|| t.block_map(cfg.pages_per_block));
+    policy.reserve(universe, blocks.as_ref().map_or(0, |b| b.blocks));
+    let next_use = P::NEEDS_NEXT_USE.then(|| t.next_use());
+    let block_of: &[u32] = blocks.as_ref().map_or(&[], |b| &b.of_page);
+    let next: &[u32] = next_use.as_ref().map_or(&[], |v| v.as_slice());
+    let keys = t.keys();
+    let times = t.times();
+    let mut run = Run::new(&policy, cfg);
+    let mut index = 0u64;
+    for ((&page, &op), &ri) in t.pages().iter().zip(t.ops()).zip(t.request_index()) {
+        let time = times[ri as usize];
+        if op == Op::Trim {
+            run.trim(&mut policy, after, keys[page as usize], Some(page), time);
+            continue;
+        }
+        let a = Access {
+            page,
+            block: if P::BLOCK_AWARE {
+                block_of[page as usize]
+            } else {
+                0
+            },
+            key: keys[page as usize],
+            op,
+            index,
+            next_use: if P::NEEDS_NEXT_USE {
+                match next[index as usize] {
+                    u32::MAX => u64::MAX,
+                    n => u64::from(n),
+                }
+            } else {
+                u64::MAX
+            },
+        };
+        run.access(&mut policy, keys, after, &a, time);
+        run.count_warmup();
+        index += 1;
+        if index % PROGRESS_EVERY == 0 {
+            progress(index);
+        }
+    }
+    progress(index);
+    run.finish(&policy, keys, after, u64::from(universe), cfg)
+}
+
+fn run_stream<P: Policy, A: AfterSink>(
+    params: &P::Params,
+    reader: &mut dyn RequestReader,
+    cfg: &SimConfig,
+    after: &mut A,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Metrics, SimError> {
+    let mut policy = build::<P>(params, cfg, 0)?;
+    let mut run = Run::new(&policy, cfg);
+    let mut pages = Densifier::new();
+    let mut blocks = Densifier::new();
+    let (mut have_pages, mut have_blocks) = (0u32, 0u32);
+    let gran = cfg.granularity;
+    let ppb = cfg.pages_per_block.max(1);
+    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut index = 0u64;
+    while reader.read_batch(&mut batch)? {
+        for req in &batch {
+            let time = req.time_ns;
+            if req.op == Op::Trim {
+                gran.for_each_key(req, |key| {
+                    // Trimmed pages are densified too, so dense ids (and the universe)
+                    // are the same as a prepared trace's.
+                    let page = pages.id(key);
+                    let block = if P::BLOCK_AWARE {
+                        blocks.id(block_key(key, ppb))
+                    } else {
+                        0
+                    };
+                    ensure(&mut policy, &mut have_pages, &mut have_blocks, page, block);
+                    run.trim(&mut policy, after, key, Some(page), time);
+                });
+                continue;
+            }
+            gran.for_each_key(req, |key| {
+                let page = pages.id(key);
+                let block = if P::BLOCK_AWARE {
+                    blocks.id(block_key(key, ppb))
+                } else {
+                    0
+                };
+                ensure(&mut policy, &mut have_pages, &mut have_blocks, page, block);
+                let a = Access {
+                    page,
+                    block,
+                    key,
+                    op: req.op,
+                    index,
+                    next_use: u64::MAX,
+                };
+                run.access(&mut policy, &pages, after, &a, time);
+                run.count_warmup();
+                index += 1;
+                if index % PROGRESS_EVERY == 0 {
+                    progress(index);
+                }
+            });
+        }
+    }
+    progress(index);
+    let universe = pages.len() as u64;
+    run.finish(&policy, &pages, after, universe, cfg)
+}
+
+/// Make the policy's arrays hold `page` (and `block` for block-aware policies).
+#[inline(always)]
+fn ensure<P: Policy>(policy: &mut P, pages: &mut u32, blocks: &mut u32, page: u32, block: u32) {
+    if page >= *pages || (P::BLOCK_AWARE && block >= *blocks) {
+        *pages = grow(*pages, page);
+        if P::BLOCK_AWARE {
+            *blocks = grow(*blocks, block);
+        }
+        policy.reserve(*pages, *blocks);
+    }
+}
+
+/// Next reserved size: at least `id + 1`, doubling, at least 1024.
+fn grow(have: u32, id: u32) -> u32 {
+    if id < have {
+        return have;
+    }
+    have.saturating_mul(2).max(id.saturating_add(1)).max(1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::after::VecSink;
+    use crate::policies::lru::{Lru, LruParams};
+    use crate::policy::{ParamError, ParamSet, ParamSpec};
+    use crate::registry::{run_policy, PolicySpec, POLICIES};
+    use crate::testutil::{requests, VecReader};
+    use wafer_trace::Request;
+
+    fn cfg(cap: u32) -> SimConfig {
+        SimConfig {
+            capacity_pages: cap,
+            pages_per_block: 4,
+            ..SimConfig::default()
+        }
+    }
+
+    fn run_lru(reqs: &[Request], c: &SimConfig) -> (Metrics, Vec<(Op, IoKind, u64, u64)>) {
+        let t = PreparedTrace::from_requests(c.granularity, reqs).unwrap();
+        let mut sink = VecSink::default();
+        let m = simulate::<Lru, _>(
+            &LruParams::default(),
+            Input::Prepared(&t),
+            c,
+            &mut sink,
+            &mut |_| {},
+        )
+        .unwrap();
+        let ops = sink
+            .ops
+            .iter()
+            .map(|o| (o.op, o.kind, o.key, o.access))
+            .collect();
+        (m, ops)
+    }
+
+    /// policies.md §1.1 vector 2 through the engine: write-backs come before the
+    /// read of the missed page; a write miss reads nothing.
+    #[test]
+    fn lru_vector_emits_the_spec_io_sequence() {
+        let (m, ops) = run_lru(&requests("W1 R2 R3 R4 W2 R1"), &cfg(3));
+        use IoKind::*;
+        use Op::*;
+        assert_eq!(
+            ops,
+            [
+                (Read, Miss, 2, 1),
+                (Read, Miss, 3, 2),
+                (Write, WriteBack, 1, 3),
+                (Read, Miss, 4, 3),
+                (Read, Miss, 1, 5),
+            ]
+        );
+        assert_eq!((m.accesses, m.hits, m.misses), (6, 1, 5));
+        assert_eq!((m.reads, m.read_hits, m.writes, m.write_hits), (4, 0, 2, 1));
+        assert_eq!((m.page_reads, m.page_writes, m.write_ios), (4, 1, 1));
+        assert_eq!((m.evictions, m.dirty_at_end, m.writes_at_end), (2, 1, 0));
+        assert_eq!(m.io_time_ns, 4 * 25_000 + 200_000);
+        assert_eq!(m.universe, 4);
+        assert!((m.hit_ratio - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(m.write_hit_ratio, 0.5);
+    }
+
+    #[test]
+    fn fetch_on_write_miss_reads_after_the_write_backs() {
+        let c = SimConfig {
+            write_miss_fetch: true,
+            ..cfg(1)
+        };
+        let (m, ops) = run_lru(&requests("W1 W2"), &c);
+        use IoKind::*;
+        use Op::*;
+        assert_eq!(
+            ops,
+            [
+                (Read, Miss, 1, 0),
+                (Write, WriteBack, 1, 1),
+                (Read, Miss, 2, 1)
+            ]
+        );
+        assert_eq!(m.page_reads, 2);
+    }
+
+    /// Warm-up accesses change the cache but not the counters or the trace.
+    #[test]
+    fn warmup_is_not_counted() {
+        let c = SimConfig {
+            warmup: 3,
+            ..cfg(3)
+        };
+        let (m, ops) = run_lru(&requests("W1 R2 R3 R4 W2 R1"), &c);
+        assert_eq!(m.warmup_accesses, 3);
+        assert_eq!(
+            (m.accesses, m.hits, m.page_reads, m.page_writes),
+            (3, 1, 2, 1)
+        );
+        assert_eq!(ops[0], (Op::Write, IoKind::WriteBack, 1, 3));
+        assert_eq!(ops.len(), 3);
+    }
+
+    #[test]
+    fn trims_invalidate_and_pass_through() {
+        let mut reqs = requests("W1 R2 R1 R1");
+        reqs[2].op = Op::Trim;
+        let (m, ops) = run_lru(&reqs, &cfg(3));
+        // The trim drops dirty page 1 without I/O; the next R1 misses.
+        assert_eq!(
+            ops,
+            [
+                (Op::Read, IoKind::Miss, 2, 1),
+                (Op::Trim, IoKind::Trim, 1, 2),
+                (Op::Read, IoKind::Miss, 1, 2),
+            ]
+        );
+        assert_eq!(
+            (m.accesses, m.hits, m.trims, m.trimmed_resident),
+            (3, 0, 1, 1)
+        );
+        assert_eq!((m.page_writes, m.dirty_at_end), (0, 0));
+    }
+
+    #[test]
+    fn flush_at_end_writes_ascending_and_apart() {
+        let c = SimConfig {
+            flush_at_end: true,
+            ..cfg(4)
+        };
+        let (m, ops) = run_lru(&requests("W5 W3 W4 R1 W9"), &c);
+        let flushed: Vec<u64> = ops
+            .iter()
+            .filter(|o| o.1 == IoKind::Flush)
+            .map(|o| o.2)
+            .collect();
+        assert_eq!(flushed, [3, 4, 9]);
+        assert_eq!(m.page_writes, 1); // 5 was evicted by W9
+        assert_eq!(
+            (m.dirty_at_end, m.writes_at_end, m.write_ios_at_end),
+            (3, 3, 2)
+        );
+        assert_eq!(m.io_time_ns, 25_000 + 200_000);
+    }
+
+    /// policies.md §0.4: runs are taken over the write-back stream; reads between
+    /// write-backs to one block end only the strict variant's runs.
+    #[test]
+    fn block_utilization_of_both_variants() {
+        let (m, _) = run_lru(&requests("W0 W1 W2 W3 R8 R9 R10 R11 R12"), &cfg(4));
+        let bu = &m.block_utilization;
+        assert_eq!(bu.write_stream.histogram, [(4, 1)]);
+        assert_eq!(bu.write_stream.mean_utilization, 1.0);
+        assert_eq!(bu.strict.histogram, [(1, 4)]);
+        assert_eq!(bu.strict.mean_utilization, 0.25);
+        assert_eq!(m.write_ios, 4);
+    }
+
+    /// A toy block-level policy: evicts every resident page of the oldest page's block
+    /// in one group, dirty pages as write-backs, clean ones as padding writes, and pads
+    /// the block's missing pages with a read and a write.
+    #[derive(Debug)]
+    struct BlockToy {
+        cap: u32,
+        pages: Vec<(u32, u32, bool, u64)>,
+    }
+
+    #[derive(Clone, Debug, Default, PartialEq)]
+    struct NoParams;
+
+    impl ParamSet for NoParams {
+        const SPECS: &'static [ParamSpec] = &[];
+        fn set(&mut self, k: &str, _: &str) -> Result<(), String> {
+            Err(k.into())
+        }
+    }
+
+    impl Policy for BlockToy {
+        type Params = NoParams;
+        const NAME: &'static str = "block-toy";
+        const SUMMARY: &'static str = "test";
+        const CITATION: &'static str = "test";
+        const BLOCK_AWARE: bool = true;
+        fn new(cap: u32, _: &NoParams, _: &PolicyCtx) -> Result<Self, ParamError> {
+            Ok(BlockToy { cap, pages: vec![] })
+        }
+        fn access<S: IoSink>(&mut self, a: &Access, io: &mut S) -> bool {
+            if let Some(e) = self.pages.iter_mut().find(|e| e.0 == a.page) {
+                e.2 |= a.op == Op::Write;
+                return true;
+            }
+            if self.pages.len() as u32 == self.cap {
+                let blk = self.pages[0].1;
+                let mut victims: Vec<_> =
+                    self.pages.iter().filter(|e| e.1 == blk).copied().collect();
+                victims.sort_by_key(|e| e.3);
+                self.pages.retain(|e| e.1 != blk);
+                io.begin_group();
+                io.pad_read(victims[0].3);
+                for (p, _, d, k) in victims {
+                    if d {
+                        io.write_back(p);
+                    } else {
+                        io.pad_write(k);
+                    }
+                }
+                io.end_group();
+            }
+            self.pages.push((a.page, a.block, a.op == Op::Write, a.key));
+            false
+        }
+        fn reserve(&mut self, _: u32, _: u32) {}
+        fn len(&self) -> u32 {
+            self.pages.len() as u32
+        }
+        fn capacity(&self) -> u32 {
+            self.cap
+        }
+        fn dirty_pages(&self, out: &mut Vec<u32>) {
+            out.extend(self.pages.iter().filter(|e| e.2).map(|e| e.0));
+        }
+        fn invalidate(&mut self, page: u32) -> bool {
+            let n = self.pages.len();
+            self.pages.retain(|e| e.0 != page);
+            n != self.pages.len()
+        }
+        fn series_names(&self) -> &'static [&'static str] {
+            &["resident"]
+        }
+        fn sample(&self, out: &mut Vec<f64>) {
+            out.push(self.pages.len() as f64);
+        }
+    }
+
+    #[test]
+    fn groups_are_bursts_and_merge_into_one_io() {
+        // Pages 4..7 are block 1 (ppb 4); dense ids follow first use: 5->0, 4->1, 6->2.
+        let reqs = requests("W5 W4 R6 W8");
+        let c = SimConfig {
+            series_every: 2,
+            ..cfg(3)
+        };
+        let mut reader = VecReader::new(reqs.clone(), 2);
+        let mut sink = VecSink::default();
+        let m = simulate::<BlockToy, _>(
+            &NoParams,
+            Input::Stream(&mut reader),
+            &c,
+            &mut sink,
+            &mut |_| {},
+        )
+        .unwrap();
+        let got: Vec<_> = sink.ops.iter().map(|o| (o.kind, o.key, o.group)).collect();
+        use IoKind::*;
+        assert_eq!(
+            got,
+            [
+                (Miss, 6, 0),
+                (PadRead, 4, 1),
+                (WriteBack, 4, 1),
+                (WriteBack, 5, 1),
+                (PadWrite, 6, 1),
+            ]
+        );
+        assert_eq!(
+            (m.groups, m.pad_reads, m.pad_writes, m.page_writes),
+            (1, 1, 1, 2)
+        );
+        assert_eq!(m.write_ios, 1);
+        assert_eq!(m.evictions, 2);
+        assert_eq!(m.block_utilization.write_stream.histogram, [(3, 1)]);
+        assert_eq!(m.block_utilization.strict.histogram, [(3, 1)]);
+        assert_eq!(m.io_time_ns, 2 * 25_000 + 3 * 200_000);
+        let series = m.series.as_ref().expect("sampled");
+        assert_eq!(series.names, ["resident"]);
+        assert_eq!(series.at, [2, 4]);
+        assert_eq!(series.values, [vec![2.0], vec![1.0]]);
+        // The prepared path agrees.
+        let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
+        let mut sink2 = VecSink::default();
+        let m2 =
+            simulate::<BlockToy, _>(&NoParams, Input::Prepared(&t), &c, &mut sink2, &mut |_| {})
+                .unwrap();
+        assert_eq!(m, m2);
+        assert_eq!(sink.ops, sink2.ops);
+    }
+
+    /// Streaming (odd batch size, growing arrays) and prepared runs agree for every
+    /// registered policy, with a trim, warm-up and flush-at-end in play.
+    #[test]
+    fn stream_and_prepared_agree_for_every_policy() {
+        let mut reqs = Vec::new();
+        let mut x = 12345u64;
+        for i in 0..3000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let page = (x >> 33) % 2500;
+            let op = match (x >> 20) % 10 {
+                0..=5 => Op::Read,
+                6..=8 => Op::Write,
+                _ => Op::Trim,
+            };
+            reqs.push(Request {
+                time_ns: i,
+                offset: page * 4096,
+                len: 4096 * (1 + ((x >> 40) % 3) as u32),
+                dev: (x >> 50) as u32 % 2,
+                op,
+            });
+        }
+        let c = SimConfig {
+            warmup: 100,
+            flush_at_end: true,
+            write_miss_fetch: true,
+            ..cfg(300)
+        };
+        let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
+        for info in POLICIES {
+            let spec = PolicySpec::parse(info.name).unwrap();
+            let mut a = VecSink::default();
+            let mut b = VecSink::default();
+            let m1 = run_policy(&spec, Input::Prepared(&t), &c, &mut a, &mut |_| {}).unwrap();
+            let mut r = VecReader::new(reqs.clone(), 7);
+            let m2 = run_policy(&spec, Input::Stream(&mut r), &c, &mut b, &mut |_| {}).unwrap();
+            assert_eq!(m1, m2, "{}", info.name);
+            assert_eq!(a.ops, b.ops, "{}", info.name);
+            assert_eq!(
+                m1.accesses + m1.warmup_accesses,
+                t.accesses(),
+                "{}",
+                info.name
+            );
+        }
+    }
+
+    #[test]
+    fn zero_capacity_and_granularity_mismatch_are_errors() {
+        let t = PreparedTrace::from_requests(Granularity::Record, &requests("R1")).unwrap();
+        let mut s = crate::after::NullSink;
+        let e = simulate::<Lru, _>(
+            &LruParams::default(),
+            Input::Prepared(&t),
+            &cfg(0),
+            &mut s,
+            &mut |_| {},
+        );
+        assert!(e.unwrap_err().to_string().contains("at least one page"));
+        let e = simulate::<Lru, _>(
+            &LruParams::default(),
+            Input::Prepared(&t),
+            &cfg(2),
+            &mut s,
+            &mut |_| {},
+        );
+        assert!(e.unwrap_err().to_string().contains("prepared trace"));
+    }
+}

@@ -1,0 +1,389 @@
+//! BUA-CLOCK: the block-utilization-aware buffer replacement scheme of paper 001.
+//!
+//! Source: D. H. Kang, C. Min, Y. I. Eom, "Block utilization-aware buffer replacement
+//! scheme for mobile NAND flash storage", IEICE Trans. Information and Systems
+//! E97-D(9), 2014 (seed paper 001, Sec. 2.2, Fig. 2); specified in
+//! `reference/policies.md` §8.
+//!
+//! The structure is TS-CLOCK's (§7): a clock of all resident pages with a reference
+//! count per page (the t-hand decrements it), a per-block list of the block's dirty
+//! pages sorted by page number, and an s-hand that drains those lists in order. When
+//! the t-hand stops on a page with count 0, a clean page is evicted at once; a dirty
+//! one makes the s-hand walk the sorted lists (starting in the t-hand page's block)
+//! to the first dirty page with count 0, which is written back alone.
+//!
+//! What paper 001 changes: the count of a dirty page comes from `zero[b]`, the number
+//! of dirty resident pages of its block whose count is 0 ("block utilization is
+//! calculated as the ratio of the number of dirty pages, whose reference count is
+//! zero, in a block"), through the **inverse** mapping of the text (25/50/75/100 % ->
+//! 4/3/2/1): `count = 5 − max(1, ceil(4·zero/ppb))`. A block whose cold dirty pages
+//! are about to be flushed gives new dirty pages short lives so they join the flush.
+//! Clean pages get count 1.
+//!
+//! Resolved ambiguities (§8, the fixes to Fig. 2 of paper 001):
+//! * Mapping: the text's inverse mapping (default). `mapping = literal` reproduces
+//!   Fig. 2's `ceil(4·zero/ppb)`, which gives count 0 to a page written into a block
+//!   without cold dirty pages; such a page is counted in `zero` (the invariant
+//!   "zero = dirty pages with count 0" is kept in both modes).
+//! * (a) the inner s-hand loop returns the first page with count 0 (as TS-CLOCK line
+//!   41-42); (b) the decrement, the `zero` update and the t-hand advance are inside
+//!   the outer loop; (c) `zero` is incremented for the **t-hand page's** block and
+//!   only for a dirty page.
+//! * (d) `zero[b]` is decremented when a dirty page with count 0 is accessed (before
+//!   its new count is computed, so it does not count itself) and when such a page is
+//!   evicted or trimmed; (f) a new dirty page's count uses the current `zero[b]`.
+//! * (e) a write hit on a clean page enters its block's sorted list (TS-CLOCK FIX-1).
+//! * From TS-CLOCK (§7.3, §7.4): block = page number div ppb; the s-hand persists
+//!   across blocks and is reset only at the end of a sorted list; a dangling s-hand
+//!   (its page evicted) becomes null; when the victim is not the t-hand page, the
+//!   t-hand passes its page and the new page goes behind it; "last of the block" is
+//!   the last entry of the block's sorted list.
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `mapping` | `text` | dirty-page count from `zero`: `text` (inverse) or `literal` (Fig. 2) |
+//!
+//! Block size: the run's pages per block (`--block`), 1024 (4 MiB) in paper 001.
+//! Cost: a hit is O(1) except a clean-to-dirty write hit, and a miss of a dirty page,
+//! which insert into the block's sorted list by a scan from its tail (O(1) for
+//! ascending writes, O(dirty pages of the block) at worst). Eviction is amortised
+//! O(1) in t-hand steps (each clears a count some access set); the s-hand walk is
+//! bounded by the lengths of two sorted lists.
+//! Memory: 32 bytes per page (ring and sorted-list links, and key, block, count and state packed in 16 bytes) +
+//! 16 bytes per block.
+
+use crate::list::{IndexList, Links, NIL};
+use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use wafer_trace::Op;
+
+/// Parameters of [`Bua`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuaParams {
+    /// Use Fig. 2's literal `ceil(4·zero/ppb)` instead of the text's inverse mapping.
+    pub literal: bool,
+}
+
+impl ParamSet for BuaParams {
+    const SPECS: &'static [ParamSpec] = &[ParamSpec {
+        name: "mapping",
+        default: "text",
+        doc: "dirty-page count from the block's cold dirty pages: `text` = 5 - max(1, ceil(4 zero/ppb)), `literal` = Fig. 2's ceil(4 zero/ppb)",
+    }];
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "mapping" => {
+                self.literal = match value.trim() {
+                    "text" => false,
+                    "literal" => true,
+                    _ => return Err(format!("expected `text` or `literal`, found `{value}`")),
+                };
+                Ok(())
+            }
+            _ => Err(format!("unknown parameter `{key}`")),
+        }
+    }
+}
+
+const ABSENT: u8 = 0;
+const CLEAN: u8 = 1;
+const DIRTY: u8 = 2;
+
+/// Block-utilization-aware CLOCK (paper 001).
+#[derive(Debug)]
+pub struct Bua {
+    cap: u32,
+    ppb: u32,
+    literal: bool,
+    rlinks: Links,
+    /// Clock of all resident pages; head = the t-hand's page.
+    ring: IndexList,
+    slinks: Links,
+    /// Per block: its dirty resident pages in ascending key order.
+    sorted: Vec<IndexList>,
+    /// Per block: dirty resident pages whose count is 0.
+    zero: Vec<u32>,
+    /// Per page, packed so that one hand step touches one cache line.
+    m: Vec<PageMeta>,
+    s_hand: u32,
+}
+
+/// Per-page state of [`Bua`].
+#[derive(Clone, Copy, Debug, Default)]
+struct PageMeta {
+    key: u64,
+    block: u32,
+    refc: u8,
+    state: u8,
+}
+
+impl Bua {
+    /// Count of a dirty page of a block with `zero` cold dirty pages.
+    #[inline]
+    fn dirty_count(&self, zero: u32) -> u8 {
+        let q = (4 * u64::from(zero)).div_ceil(u64::from(self.ppb)).min(4) as u8;
+        if self.literal {
+            q
+        } else {
+            5 - q.max(1)
+        }
+    }
+
+    /// Insert the dirty page `p` into its block's sorted list.
+    fn sorted_insert(&mut self, p: u32, b: u32) {
+        let k = self.m[p as usize].key;
+        let list = &mut self.sorted[b as usize];
+        let mut at = list.tail();
+        while let Some(q) = at {
+            if self.m[q as usize].key < k {
+                break;
+            }
+            at = list.prev(&self.slinks, q);
+        }
+        match at {
+            None => list.push_front(&mut self.slinks, p),
+            Some(q) => match list.next(&self.slinks, q) {
+                Some(n) => list.insert_before(&mut self.slinks, n, p),
+                None => list.push_back(&mut self.slinks, p),
+            },
+        }
+    }
+
+    fn choose_victim(&mut self) -> u32 {
+        loop {
+            let h = self.ring.head().expect("a full cache has pages");
+            let hi = h as usize;
+            if self.m[hi].refc == 0 {
+                if self.m[hi].state == CLEAN {
+                    return h;
+                }
+                let hb = self.m[hi].block as usize;
+                let first = self.sorted[hb].head().expect("a dirty page is in its list");
+                if self.s_hand == NIL {
+                    self.s_hand = first;
+                }
+                loop {
+                    let s = self.s_hand;
+                    let sb = self.m[s as usize].block as usize;
+                    self.s_hand = self.sorted[sb].next(&self.slinks, s).unwrap_or(first);
+                    if self.m[s as usize].refc == 0 {
+                        return s;
+                    }
+                }
+            }
+            self.m[hi].refc -= 1;
+            if self.m[hi].refc == 0 && self.m[hi].state == DIRTY {
+                self.zero[self.m[hi].block as usize] += 1;
+            }
+            self.ring.move_to_back(&mut self.rlinks, h);
+        }
+    }
+
+    fn evict<S: IoSink>(&mut self, v: u32, io: &mut S) {
+        let h = self.ring.head().expect("a full cache has pages");
+        let vi = v as usize;
+        if self.m[vi].state == DIRTY {
+            io.write_back(v);
+            let b = self.m[vi].block as usize;
+            self.sorted[b].remove(&mut self.slinks, v);
+            self.zero[b] -= 1;
+        } else {
+            io.drop_clean(v);
+        }
+        if self.s_hand == v {
+            self.s_hand = NIL;
+        }
+        self.ring.remove(&mut self.rlinks, v);
+        if v != h {
+            self.ring.move_to_back(&mut self.rlinks, h);
+        }
+        self.m[vi].state = ABSENT;
+    }
+}
+
+impl Policy for Bua {
+    type Params = BuaParams;
+    const NAME: &'static str = "bua";
+    const ALIASES: &'static [&'static str] = &["bua-clock"];
+    const SUMMARY: &'static str =
+        "TS-CLOCK-like clock whose dirty pages live shorter in blocks with many cold dirty pages (paper 001)";
+    const CITATION: &'static str = "D. H. Kang, C. Min, Y. I. Eom, \"Block utilization-aware buffer replacement scheme for mobile NAND flash storage\", IEICE Trans. Information and Systems E97-D(9), 2014.";
+    const FLASH_AWARE: bool = true;
+    const BLOCK_AWARE: bool = true;
+
+    fn new(capacity: u32, params: &BuaParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+        let mut p = Bua {
+            cap: capacity.max(1),
+            ppb: ctx.pages_per_block.max(1),
+            literal: params.literal,
+            rlinks: Links::default(),
+            ring: IndexList::new(),
+            slinks: Links::default(),
+            sorted: Vec::new(),
+            zero: Vec::new(),
+            m: Vec::new(),
+            s_hand: NIL,
+        };
+        p.reserve(ctx.universe_hint, 0);
+        Ok(p)
+    }
+
+    #[inline]
+    fn access<S: IoSink>(&mut self, a: &Access, io: &mut S) -> bool {
+        let (p, b) = (a.page, a.block);
+        let (pi, bi) = (p as usize, b as usize);
+        let write = a.op == Op::Write;
+        let before = self.m[pi].state;
+        let hit = before != ABSENT;
+        if !hit {
+            if self.ring.len() == self.cap {
+                let v = self.choose_victim();
+                self.evict(v, io);
+            }
+            self.m[pi].state = if write { DIRTY } else { CLEAN };
+            self.m[pi].refc = 0;
+            self.m[pi].key = a.key;
+            self.m[pi].block = b;
+            self.ring.push_back(&mut self.rlinks, p);
+            if write {
+                self.sorted_insert(p, b);
+            }
+        } else if write && before == CLEAN {
+            self.m[pi].state = DIRTY;
+            self.sorted_insert(p, b);
+        }
+        if self.m[pi].state == CLEAN {
+            self.m[pi].refc = 1;
+        } else {
+            if before == DIRTY && self.m[pi].refc == 0 {
+                self.zero[bi] -= 1;
+            }
+            let c = self.dirty_count(self.zero[bi]);
+            self.m[pi].refc = c;
+            if c == 0 {
+                self.zero[bi] += 1;
+            }
+        }
+        hit
+    }
+
+    fn reserve(&mut self, pages: u32, blocks: u32) {
+        self.rlinks.reserve(pages);
+        self.slinks.reserve(pages);
+        if pages as usize > self.m.len() {
+            self.m.resize(pages as usize, PageMeta::default());
+        }
+        if blocks as usize > self.sorted.len() {
+            self.sorted.resize(blocks as usize, IndexList::new());
+            self.zero.resize(blocks as usize, 0);
+        }
+    }
+
+    fn len(&self) -> u32 {
+        self.ring.len()
+    }
+
+    fn capacity(&self) -> u32 {
+        self.cap
+    }
+
+    fn dirty_pages(&self, out: &mut Vec<u32>) {
+        out.extend(
+            self.m
+                .iter()
+                .enumerate()
+                .filter(|&(_, m)| m.state == DIRTY)
+                .map(|(p, _)| p as u32),
+        );
+    }
+
+    fn invalidate(&mut self, page: u32) -> bool {
+        let pi = page as usize;
+        if self.m.get(pi).map_or(true, |m| m.state == ABSENT) {
+            return false;
+        }
+        if self.m[pi].state == DIRTY {
+            let b = self.m[pi].block as usize;
+            self.sorted[b].remove(&mut self.slinks, page);
+            if self.m[pi].refc == 0 {
+                self.zero[b] -= 1;
+            }
+        }
+        if self.s_hand == page {
+            self.s_hand = NIL;
+        }
+        self.ring.remove(&mut self.rlinks, page);
+        self.m[pi].state = ABSENT;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{run, Ev};
+
+    /// The ring from the t-hand on, as (page, count).
+    fn ring(p: &Bua) -> Vec<(u32, u8)> {
+        p.ring
+            .iter(&p.rlinks)
+            .map(|x| (x, p.m[x as usize].refc))
+            .collect()
+    }
+
+    /// policies.md §8 vector 1: dirty pages of a block without cold dirty pages get
+    /// count 4 (inverse mapping), so the clean page goes first: ev8 (TS-CLOCK would
+    /// write back 1 here).
+    #[test]
+    fn spec_vector_1() {
+        let o = run::<Bua>(3, &BuaParams::default(), 4, "W1 W2 R8 R9");
+        assert_eq!(o.events[3], [Ev::Ev(8)]);
+        assert_eq!(ring(&o.policy), [(1, 2), (2, 2), (9, 1)]);
+    }
+
+    /// policies.md §8 vector 2: `zero` grows as the t-hand cools dirty pages, the
+    /// s-hand writes back 1 alone, the new page's count comes from `zero` without
+    /// itself, and a hit on a cold dirty page leaves `zero` before its count is set.
+    #[test]
+    fn spec_vector_2() {
+        let o = run::<Bua>(3, &BuaParams::default(), 4, "W1 W2 R8 R9 R10 W3 W2");
+        assert_eq!(o.events[4], [Ev::Ev(9)]);
+        assert_eq!(o.events[5], [Ev::Wb(1)]);
+        assert!(o.hits[6]);
+        let p = &o.policy;
+        assert_eq!(ring(p), [(2, 4), (10, 1), (3, 4)]);
+        assert_eq!(p.zero[0], 0);
+        let sorted: Vec<u32> = p.sorted[0].iter(&p.slinks).collect();
+        assert_eq!(sorted, [2, 3]);
+    }
+
+    /// State after R10 of vector 2: both dirty pages are cold, zero0 = 2.
+    #[test]
+    fn spec_vector_2_zero_counter() {
+        let o = run::<Bua>(3, &BuaParams::default(), 4, "W1 W2 R8 R9 R10");
+        assert_eq!(ring(&o.policy), [(1, 0), (2, 0), (10, 1)]);
+        assert_eq!(o.policy.zero[0], 2);
+    }
+
+    /// `mapping = literal` (Fig. 2's typo): a page written into a block without cold
+    /// dirty pages gets count 0 and is the first victim.
+    #[test]
+    fn literal_mapping() {
+        let p = BuaParams { literal: true };
+        let o = run::<Bua>(2, &p, 4, "W1 R8 R9");
+        assert_eq!(o.events[2], [Ev::Wb(1)]);
+        let o = run::<Bua>(2, &BuaParams::default(), 4, "W1 R8 R9");
+        assert_eq!(o.events[2], [Ev::Ev(8)]);
+    }
+
+    /// Clean-to-dirty write hit (fix (e)): the page enters its block's sorted list, so
+    /// the s-hand can find it; the literal Fig. 2 would leave it out.
+    #[test]
+    fn clean_to_dirty_enters_sorted_list() {
+        let o = run::<Bua>(3, &BuaParams::default(), 4, "R2 W0 W2");
+        let p = &o.policy;
+        let sorted: Vec<u32> = p.sorted[0].iter(&p.slinks).collect();
+        assert_eq!(sorted, [0, 2]);
+        assert_eq!(p.m[2].refc, 4);
+    }
+}

@@ -1,0 +1,297 @@
+//! A trace decoded and densified once, shared read-only by many simulation cells.
+//!
+//! An experiment runs many policies at many sizes over one trace. Decoding, page
+//! expansion and densifying are done once here; each cell then streams over flat
+//! arrays: per event a dense page id (`u32`), an op and the index of its request,
+//! and per request its timestamp. Trims are kept as events in place, so they reach
+//! every cell at the right moment. Derived arrays that only some policies need are
+//! computed on first use and cached: the dense block id of every page for a given
+//! pages-per-block (block-aware policies), and the next-use index of every access
+//! (offline policies, one backward pass).
+//!
+//! Memory: 9 bytes per event + 8 per request + 8 per distinct page, plus 4 per page per
+//! pages-per-block asked for and 4 per access once next-use is computed.
+//!
+//! Limits: fewer than 2^32 - 1 events and requests (a u32 index each); larger traces
+//! must be streamed.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::{Densifier, Granularity, Op, Request, RequestReader};
+
+use crate::error::SimError;
+
+/// Dense block ids of every dense page id for one pages-per-block value.
+#[derive(Debug)]
+pub struct BlockMap {
+    /// Pages per block it was computed for.
+    pub pages_per_block: u32,
+    /// Dense block id per dense page id.
+    pub of_page: Vec<u32>,
+    /// Number of distinct blocks.
+    pub blocks: u32,
+}
+
+/// The block key of a page key: device kept, page number divided by `ppb`.
+#[inline]
+pub fn block_key(key: u64, ppb: u32) -> u64 {
+    let dev = key >> DEV_SHIFT;
+    let page = key & ((1u64 << DEV_SHIFT) - 1);
+    (dev << DEV_SHIFT) | (page / u64::from(ppb.max(1)))
+}
+
+/// A decoded, densified trace (see the module docs).
+#[derive(Debug)]
+pub struct PreparedTrace {
+    granularity: Granularity,
+    pages: Vec<u32>,
+    ops: Vec<Op>,
+    req: Vec<u32>,
+    times: Vec<u64>,
+    keys: Vec<u64>,
+    accesses: u64,
+    blocks: Mutex<Vec<Arc<BlockMap>>>,
+    next_use: OnceLock<Arc<Vec<u32>>>,
+}
+
+/// Accumulates requests into a [`PreparedTrace`].
+struct Builder {
+    t: PreparedTrace,
+    dens: Densifier,
+}
+
+impl Builder {
+    fn new(granularity: Granularity) -> Self {
+        Builder {
+            t: PreparedTrace {
+                granularity,
+                pages: Vec::new(),
+                ops: Vec::new(),
+                req: Vec::new(),
+                times: Vec::new(),
+                keys: Vec::new(),
+                accesses: 0,
+                blocks: Mutex::new(Vec::new()),
+                next_use: OnceLock::new(),
+            },
+            dens: Densifier::new(),
+        }
+    }
+
+    fn push(&mut self, r: &Request) -> Result<(), SimError> {
+        let t = &mut self.t;
+        let ri = u32::try_from(t.times.len())
+            .ok()
+            .filter(|&i| i != u32::MAX)
+            .ok_or_else(|| too_large("requests"))?;
+        let n = t.granularity.count(r);
+        if t.pages.len() as u64 + n >= u64::from(u32::MAX) {
+            return Err(too_large("page accesses"));
+        }
+        t.times.push(r.time_ns);
+        let dens = &mut self.dens;
+        let keys = &mut t.keys;
+        let (pages, ops, req) = (&mut t.pages, &mut t.ops, &mut t.req);
+        t.granularity.for_each_key(r, |key| {
+            let id = dens.id(key);
+            if id as usize == keys.len() {
+                keys.push(key);
+            }
+            pages.push(id);
+            ops.push(r.op);
+            req.push(ri);
+        });
+        if r.op != Op::Trim {
+            t.accesses += n;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> PreparedTrace {
+        self.t.pages.shrink_to_fit();
+        self.t.ops.shrink_to_fit();
+        self.t.req.shrink_to_fit();
+        self.t.times.shrink_to_fit();
+        self.t.keys.shrink_to_fit();
+        self.t
+    }
+}
+
+fn too_large(what: &str) -> SimError {
+    SimError::Invalid(format!(
+        "trace has too many {what} to prepare in memory (limit 2^32-1); stream it instead"
+    ))
+}
+
+impl PreparedTrace {
+    /// Read every request of `reader` and prepare it; `progress` is called with the
+    /// number of requests read so far after each batch.
+    pub fn read(
+        granularity: Granularity,
+        reader: &mut dyn RequestReader,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<PreparedTrace, SimError> {
+        let mut b = Builder::new(granularity);
+        let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+        let mut n = 0u64;
+        while reader.read_batch(&mut batch)? {
+            for r in &batch {
+                b.push(r)?;
+            }
+            n += batch.len() as u64;
+            progress(n);
+        }
+        Ok(b.finish())
+    }
+
+    /// Prepare requests held in memory.
+    pub fn from_requests<'a>(
+        granularity: Granularity,
+        requests: impl IntoIterator<Item = &'a Request>,
+    ) -> Result<PreparedTrace, SimError> {
+        let mut b = Builder::new(granularity);
+        for r in requests {
+            b.push(r)?;
+        }
+        Ok(b.finish())
+    }
+
+    /// How requests were expanded.
+    pub fn granularity(&self) -> Granularity {
+        self.granularity
+    }
+
+    /// Page accesses (reads and writes; trims excluded).
+    pub fn accesses(&self) -> u64 {
+        self.accesses
+    }
+
+    /// Events: page accesses plus trimmed pages.
+    pub fn events(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// Requests read.
+    pub fn requests(&self) -> usize {
+        self.times.len()
+    }
+
+    /// Distinct pages (the footprint), in dense ids `0..universe`.
+    pub fn universe(&self) -> u32 {
+        self.keys.len() as u32
+    }
+
+    /// Dense page id of every event.
+    pub fn pages(&self) -> &[u32] {
+        &self.pages
+    }
+
+    /// Op of every event.
+    pub fn ops(&self) -> &[Op] {
+        &self.ops
+    }
+
+    /// Request index of every event.
+    pub fn request_index(&self) -> &[u32] {
+        &self.req
+    }
+
+    /// Timestamp of every request.
+    pub fn times(&self) -> &[u64] {
+        &self.times
+    }
+
+    /// Page key of every dense page id.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Dense block ids for `pages_per_block`, computed on first use and cached.
+    pub fn block_map(&self, pages_per_block: u32) -> Arc<BlockMap> {
+        let ppb = pages_per_block.max(1);
+        let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = cache.iter().find(|m| m.pages_per_block == ppb) {
+            return Arc::clone(m);
+        }
+        let mut dens = Densifier::new();
+        let of_page: Vec<u32> = self
+            .keys
+            .iter()
+            .map(|&k| dens.id(block_key(k, ppb)))
+            .collect();
+        let m = Arc::new(BlockMap {
+            pages_per_block: ppb,
+            of_page,
+            blocks: dens.len() as u32,
+        });
+        cache.push(Arc::clone(&m));
+        m
+    }
+
+    /// For every access (trims skipped), the index of the next access to the same
+    /// page, `u32::MAX` if none. One backward pass, cached.
+    pub fn next_use(&self) -> Arc<Vec<u32>> {
+        Arc::clone(self.next_use.get_or_init(|| {
+            let n = self.accesses as usize;
+            let mut next = vec![u32::MAX; n];
+            let mut last = vec![u32::MAX; self.keys.len()];
+            let mut i = n;
+            for (&p, &op) in self.pages.iter().zip(&self.ops).rev() {
+                if op == Op::Trim {
+                    continue;
+                }
+                i -= 1;
+                next[i] = last[p as usize];
+                last[p as usize] = i as u32;
+            }
+            Arc::new(next)
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(op: Op, page: u64, pages: u32) -> Request {
+        Request {
+            time_ns: page * 10,
+            offset: page * 4096,
+            len: pages * 4096,
+            dev: 0,
+            op,
+        }
+    }
+
+    #[test]
+    fn expands_densifies_and_indexes_requests() {
+        let reqs = [
+            req(Op::Write, 100, 2),
+            req(Op::Read, 7, 1),
+            req(Op::Trim, 101, 1),
+            req(Op::Read, 100, 1),
+        ];
+        let t = PreparedTrace::from_requests(Granularity::default(), &reqs).unwrap();
+        assert_eq!(t.pages(), [0, 1, 2, 1, 0]);
+        assert_eq!(t.keys(), [100, 101, 7]);
+        assert_eq!(t.request_index(), [0, 0, 1, 2, 3]);
+        assert_eq!(t.accesses(), 4);
+        assert_eq!(t.events(), 5);
+        assert_eq!(t.universe(), 3);
+        assert_eq!(*t.next_use(), vec![3, u32::MAX, u32::MAX, u32::MAX]);
+        let b = t.block_map(4);
+        // pages 100, 101 -> block 25; page 7 -> block 1
+        assert_eq!(b.of_page, [0, 0, 1]);
+        assert_eq!(b.blocks, 2);
+        assert!(Arc::ptr_eq(&b, &t.block_map(4)));
+    }
+
+    #[test]
+    fn block_keys_keep_devices_apart() {
+        let a = wafer_trace::page_key(1, 8);
+        let b = wafer_trace::page_key(2, 8);
+        assert_ne!(block_key(a, 4), block_key(b, 4));
+        assert_eq!(block_key(a, 4), wafer_trace::page_key(1, 2));
+    }
+}

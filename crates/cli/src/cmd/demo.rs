@@ -1,0 +1,18 @@
+//! `wafer demo`: no arguments; a small TS-CLOCK-style study (paper 000's design) on
+//! the Telegram trace with the microSD card model behind the cache, written to
+//! `./wafer-out/demo/report.html`.
+
+use std::path::Path;
+
+use wafer_lab::presets::DEMO;
+
+use super::reproduce::reproduce;
+
+/// Arguments of `wafer demo` (none).
+#[derive(clap::Args, Debug)]
+pub struct Args {}
+
+/// Run `wafer demo`.
+pub fn run(_: Args) -> anyhow::Result<()> {
+    reproduce(&DEMO, &Path::new("wafer-out").join("demo"), 0)
+}

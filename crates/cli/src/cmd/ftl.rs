@@ -1,0 +1,264 @@
+//! `wafer ftl`: replay a trace on a simulated flash device, and `wafer ftl sweep` for
+//! paper 000 Fig. 1-style synthetic studies.
+
+use super::UsageError;
+use crate::progress;
+use anyhow::Context;
+use std::path::PathBuf;
+use wafer_ftl::aging::{self, Aging};
+use wafer_ftl::replay::{self, ReplayOptions};
+use wafer_ftl::sweep::{self, Placement, SweepConfig};
+use wafer_ftl::{Device, Ftl, FtlKind, Victim};
+use wafer_trace::units::{format_size, parse_size};
+use wafer_trace::ReadOptions;
+
+/// Arguments of `wafer ftl`.
+#[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Args {
+    #[command(subcommand)]
+    sub: Option<Sub>,
+    #[command(flatten)]
+    replay: ReplayArgs,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Sub {
+    /// Fig. 1-style sweep: WAF against block utilization and I/O range.
+    Sweep(SweepArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct DeviceArgs {
+    /// Built-in profile (microsd-16g, ssd-120g, slc-paper002, samsung-k9) or a .toml file.
+    #[arg(short, long, default_value = "microsd-16g")]
+    device: String,
+    /// Page-level GC victim policy: greedy, cost-benefit or fifo.
+    #[arg(long)]
+    victim: Option<String>,
+    /// Page-level: write GC copies to their own frontier.
+    #[arg(long)]
+    hot_cold: bool,
+    /// FAST: number of RW log blocks (default: every spare block).
+    #[arg(long)]
+    rw_log_blocks: Option<u32>,
+}
+
+impl DeviceArgs {
+    fn device(&self) -> anyhow::Result<Device> {
+        let mut d = Device::resolve(&self.device)?;
+        if let Some(v) = &self.victim {
+            d.page.victim = match v.as_str() {
+                "greedy" => Victim::Greedy,
+                "cost-benefit" => Victim::CostBenefit,
+                "fifo" => Victim::Fifo,
+                _ => {
+                    return Err(UsageError(format!(
+                        "unknown victim policy `{v}` (expected greedy, cost-benefit or fifo)"
+                    ))
+                    .into())
+                }
+            };
+        }
+        d.page.hot_cold |= self.hot_cold;
+        if self.rw_log_blocks.is_some() {
+            d.rw_log_blocks = self.rw_log_blocks;
+        }
+        Ok(d)
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct ReplayArgs {
+    /// The trace to replay (any format wafer reads).
+    #[arg(short, long)]
+    trace: Option<PathBuf>,
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// Age the device first: fill it sequentially, then overwrite --aging-volume bytes.
+    #[arg(long)]
+    aging: bool,
+    /// Volume of mixed overwrites after the fill.
+    #[arg(long, default_value = "16GiB")]
+    aging_volume: String,
+    /// Fraction of the aging volume written as random single pages (rest: 1 MiB runs).
+    #[arg(long, default_value_t = 0.5)]
+    aging_random: f64,
+    /// Precondition with this trace instead (replayed, then counters reset).
+    #[arg(long, conflicts_with = "aging")]
+    precondition: Option<PathBuf>,
+    /// Map addresses beyond the capacity modulo the logical pages instead of refusing.
+    #[arg(long)]
+    wrap: bool,
+    /// Print the metrics as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct SweepArgs {
+    #[command(flatten)]
+    dev: DeviceArgs,
+    /// FTLs, comma-separated (page, fast, block).
+    #[arg(long, default_value = "fast,page", value_delimiter = ',')]
+    ftl: Vec<String>,
+    /// Block utilizations in percent, comma-separated.
+    #[arg(long, default_value = "25,50,75,100", value_delimiter = ',')]
+    util: Vec<f64>,
+    /// I/O ranges, comma-separated sizes.
+    #[arg(long, default_value = "1GiB,2GiB,4GiB,8GiB,16GiB", value_delimiter = ',')]
+    range: Vec<String>,
+    /// Page placement in a block: random-start, aligned or subset.
+    #[arg(long, default_value = "random-start")]
+    placement: String,
+    /// Warm-up volume in device-writes.
+    #[arg(long, default_value_t = 2.0)]
+    warmup: f64,
+    /// Measured volume in device-writes.
+    #[arg(long, default_value_t = 2.0)]
+    measure: f64,
+    /// Do not fill the device before the warm-up.
+    #[arg(long)]
+    no_prefill: bool,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the table as CSV here.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Print the table as JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run `wafer ftl`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.sub {
+        Some(Sub::Sweep(s)) => run_sweep(s),
+        None => run_replay(args.replay),
+    }
+}
+
+fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
+    let Some(trace) = &a.trace else {
+        return Err(UsageError("give a trace with -t/--trace (or use `wafer ftl sweep`)".into()).into());
+    };
+    let dev = a.dev.device()?;
+    let mut ftl = dev.build_ftl()?;
+    let opts = ReplayOptions { wrap: a.wrap };
+    let precondition = if a.aging {
+        let volume = parse_size(&a.aging_volume).map_err(|e| UsageError(e.to_string()))?;
+        aging::age(
+            &mut ftl,
+            &Aging {
+                volume_bytes: volume,
+                random_fraction: a.aging_random,
+                ..Aging::default()
+            },
+        )?;
+        format!(
+            "fill + {} ({:.0}% random pages, rest 1 MiB runs)",
+            format_size(volume),
+            a.aging_random * 100.0
+        )
+    } else if let Some(p) = &a.precondition {
+        let mut r = wafer_trace::open(p, &ReadOptions::default())?;
+        let pb = progress::bar(r.meta().requests.unwrap_or(0), "preconditioning");
+        replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))?;
+        pb.finish_and_clear();
+        ftl.reset_counters();
+        format!("trace {}", p.display())
+    } else {
+        "none (erased device)".to_string()
+    };
+    let mut r = wafer_trace::open(trace, &ReadOptions::default())?;
+    let pb = progress::bar(r.meta().requests.unwrap_or(0), "replaying");
+    let stats = replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))
+        .with_context(|| format!("replaying {}", trace.display()))?;
+    pb.finish_and_clear();
+    let g = *ftl.geometry();
+    let mut m = ftl.metrics();
+    m.project_lifetime(stats.span_s(), g.physical_pages() * u64::from(g.page_size));
+    if a.json {
+        let out = serde_json::json!({
+            "device": dev,
+            "precondition": precondition,
+            "wrap": a.wrap,
+            "replay": stats,
+            "metrics": m,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    let c = &m.counters;
+    println!("device        {} ({:?} FTL, {} logical, {} physical blocks of {}, OP {:.1}%)",
+        dev.name, dev.ftl, format_size(g.logical_bytes()), g.physical_blocks,
+        format_size(g.block_bytes()), g.op() * 100.0);
+    println!("precondition  {precondition}");
+    println!("addresses     {}", if a.wrap {
+        format!("wrapped modulo the capacity ({} requests wrapped)", stats.wrapped_requests)
+    } else {
+        "within capacity".to_string()
+    });
+    println!("requests      {}", stats.requests);
+    println!("host pages    {} read ({} never written), {} written, {} trimmed",
+        c.host_read_pages, c.unwritten_reads, c.host_write_pages, c.host_trim_pages);
+    println!("flash         {} reads ({} for GC), {} programs ({} GC copies), {} erases",
+        c.flash_reads_host + c.flash_reads_gc, c.flash_reads_gc,
+        c.programs_host + c.programs_gc, c.programs_gc, c.erases);
+    println!("merges        {} switch, {} partial, {} full; {} read-modify-writes; {} GC runs",
+        c.switch_merges, c.partial_merges, c.full_merges, c.read_modify_writes, c.gc_invocations);
+    println!("WAF           {:.4}", m.waf);
+    println!("erases/block  max {} mean {:.3} stddev {:.3} (lifetime max {})",
+        m.erase.max, m.erase.mean, m.erase.stddev, m.erase.max_wear);
+    println!("busy time     {:.3} s (busiest channel {:.3} s)",
+        c.busy_ns as f64 * 1e-9, m.parallel_busy_ns as f64 * 1e-9);
+    match &m.lifetime {
+        Some(l) => println!("lifetime      {:.2} years (ideal wear levelling), {:.2} years (most-erased block), P/E {}",
+            l.years_mean, l.years_max, l.pe_limit),
+        None => println!("lifetime      n/a (trace has no time span)"),
+    }
+    Ok(())
+}
+
+fn run_sweep(a: SweepArgs) -> anyhow::Result<()> {
+    let dev = a.dev.device()?;
+    let usage = |e: wafer_ftl::FtlError| UsageError(e.to_string());
+    let ftls = a
+        .ftl
+        .iter()
+        .map(|s| FtlKind::from_name(s).map_err(usage))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ranges = Vec::new();
+    for r in &a.range {
+        ranges.push(parse_size(r).map_err(|e| UsageError(e.to_string()))?);
+    }
+    let cfg = SweepConfig {
+        ftls,
+        utilizations: a.util.iter().map(|u| u / 100.0).collect(),
+        ranges,
+        placement: Placement::from_name(&a.placement).map_err(usage)?,
+        prefill: !a.no_prefill,
+        warmup_dw: a.warmup,
+        measure_dw: a.measure,
+        rw_log_blocks: a.dev.rw_log_blocks,
+        seed: a.seed,
+    };
+    let points = (cfg.ftls.len() * cfg.ranges.len() * cfg.utilizations.len()) as u64;
+    let pb = progress::bar(points, "sweeping");
+    let rows = sweep::run(&dev, &cfg, |_| pb.inc(1))?;
+    pb.finish_and_clear();
+    if let Some(p) = &a.csv {
+        std::fs::write(p, sweep::to_csv(&rows)).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"device": dev, "config": cfg, "rows": rows}))?);
+        return Ok(());
+    }
+    println!("{:<6} {:>8} {:>10} {:>8}", "ftl", "util", "range", "WAF");
+    for r in &rows {
+        println!("{:<6} {:>7.0}% {:>10} {:>8.3}", format!("{:?}", r.ftl).to_lowercase(),
+            r.utilization * 100.0, format_size(r.range_bytes), r.waf);
+    }
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! `wafer policies`: list every registered replacement policy with its parameters.
+//!
+//! Reads the registry table ([`wafer_cache::POLICIES`]), so it always matches what
+//! `wafer sim --policy` accepts.
+
+use std::io::Write;
+
+use serde::Serialize;
+use wafer_cache::{PolicyInfo, POLICIES};
+
+/// Arguments of `wafer policies`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Param {
+    name: &'static str,
+    default: &'static str,
+    doc: &'static str,
+}
+
+#[derive(Serialize)]
+struct Entry {
+    name: &'static str,
+    aliases: &'static [&'static str],
+    summary: &'static str,
+    citation: &'static str,
+    flash_aware: bool,
+    offline: bool,
+    block_aware: bool,
+    params: Vec<Param>,
+}
+
+impl From<&PolicyInfo> for Entry {
+    fn from(p: &PolicyInfo) -> Self {
+        Entry {
+            name: p.name,
+            aliases: p.aliases,
+            summary: p.summary,
+            citation: p.citation,
+            flash_aware: p.flash_aware,
+            offline: p.offline,
+            block_aware: p.block_aware,
+            params: p
+                .params
+                .iter()
+                .map(|s| Param {
+                    name: s.name,
+                    default: s.default,
+                    doc: s.doc,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Run `wafer policies`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        let all: Vec<Entry> = POLICIES.iter().map(Entry::from).collect();
+        serde_json::to_writer_pretty(&mut out, &all)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    for p in POLICIES {
+        let mut tags = Vec::new();
+        if p.flash_aware {
+            tags.push("flash-aware");
+        }
+        if p.block_aware {
+            tags.push("block-level");
+        }
+        if p.offline {
+            tags.push("offline");
+        }
+        let tags = if tags.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", tags.join(", "))
+        };
+        writeln!(out, "{}{tags}: {}", p.name, p.summary)?;
+        if !p.aliases.is_empty() {
+            writeln!(out, "    aliases: {}", p.aliases.join(", "))?;
+        }
+        for s in p.params {
+            writeln!(out, "    {}={} : {}", s.name, s.default, s.doc)?;
+        }
+        writeln!(out, "    source: {}", p.citation)?;
+    }
+    writeln!(
+        out,
+        "\nUse as --policy name or name:key=value,key=value (e.g. clock:insert_ref=0)."
+    )?;
+    Ok(())
+}

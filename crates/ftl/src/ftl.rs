@@ -1,0 +1,97 @@
+//! The one interface every FTL implements, and [`AnyFtl`], a closed enum over the
+//! three kinds so that callers dispatch by `match` instead of a vtable.
+
+use crate::block::BlockFtl;
+use crate::error::FtlError;
+use crate::fast::FastFtl;
+use crate::geometry::Geometry;
+use crate::metrics::Metrics;
+use crate::page::PageFtl;
+
+/// A flash translation layer driven by page-granular host operations.
+///
+/// Ranges are `n` pages from logical page `lpn`; a range reaching past the logical
+/// capacity is refused with [`FtlError::OutOfRange`] before anything is done.
+pub trait Ftl {
+    /// Host write of `n` pages.
+    fn write(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
+    /// Host read of `n` pages (reads of pages without data are counted, not errors).
+    fn read(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
+    /// Host trim (discard) of `n` pages.
+    fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
+    /// The report of the current measurement window.
+    fn metrics(&self) -> Metrics;
+    /// Start a new measurement window (counters to zero; wear is kept).
+    fn reset_counters(&mut self);
+    /// The device shape.
+    fn geometry(&self) -> &Geometry;
+    /// Lifetime erase count of every physical block.
+    fn erase_counts(&self) -> &[u32];
+    /// Check the internal mapping invariants (valid pages per block equal the mapped
+    /// logical pages stored there; no logical page is valid in two places). Costs a
+    /// full scan; meant for tests.
+    fn check_invariants(&self) -> Result<(), String>;
+}
+
+/// Check a range against the capacity.
+#[inline]
+pub(crate) fn check_range(lpn: u64, n: u64, logical_pages: u64) -> Result<(), FtlError> {
+    match lpn.checked_add(n) {
+        Some(end) if end <= logical_pages => Ok(()),
+        _ => Err(FtlError::OutOfRange {
+            lpn: lpn.max(logical_pages),
+            logical_pages,
+        }),
+    }
+}
+
+/// Any of wafer's FTLs.
+#[derive(Debug)]
+pub enum AnyFtl {
+    /// Page-level mapping with garbage collection.
+    Page(PageFtl),
+    /// FAST hybrid log-block FTL.
+    Fast(FastFtl),
+    /// Block-level mapping with read-modify-write.
+    Block(BlockFtl),
+}
+
+macro_rules! each {
+    ($self:ident, $f:ident => $e:expr) => {
+        match $self {
+            AnyFtl::Page($f) => $e,
+            AnyFtl::Fast($f) => $e,
+            AnyFtl::Block($f) => $e,
+        }
+    };
+}
+
+impl Ftl for AnyFtl {
+    #[inline]
+    fn write(&mut self, lpn: u64, n: u64) -> Result<(), FtlError> {
+        each!(self, f => f.write(lpn, n))
+    }
+    #[inline]
+    fn read(&mut self, lpn: u64, n: u64) -> Result<(), FtlError> {
+        each!(self, f => f.read(lpn, n))
+    }
+    #[inline]
+    fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError> {
+        each!(self, f => f.trim(lpn, n))
+    }
+    fn metrics(&self) -> Metrics {
+        each!(self, f => f.metrics())
+    }
+    fn reset_counters(&mut self) {
+        each!(self, f => f.reset_counters())
+    }
+    fn geometry(&self) -> &Geometry {
+        each!(self, f => f.geometry())
+    }
+    fn erase_counts(&self) -> &[u32] {
+        each!(self, f => f.erase_counts())
+    }
+    fn check_invariants(&self) -> Result<(), String> {
+        each!(self, f => f.check_invariants())
+    }
+}

@@ -1,0 +1,315 @@
+//! One cell of the grid: its parameters, its identity and its result row.
+//!
+//! The cell id is the xxh3-64 hash (16 hex digits) of the canonical JSON of
+//! [`CellParams`] (which holds the trace's checksum, the full device description and
+//! the wafer version), so a rerun of the same experiment finds the cells it already
+//! has and a changed parameter, trace file or wafer version computes afresh. The
+//! trace's path and the per-cell timing are not part of the identity.
+
+use serde::{Deserialize, Serialize};
+use wafer_cache::{CostModel, Metrics};
+use wafer_ftl::aging::Aging;
+
+/// The wafer version every cell is stamped with.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Everything that determines a cell's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellParams {
+    /// Trace label.
+    pub trace: String,
+    /// xxh3-64 of the trace file, hex.
+    pub trace_checksum: String,
+    /// Policy spec (canonical label).
+    pub policy: String,
+    /// Cache size as written.
+    pub cache: String,
+    /// Page size, bytes.
+    pub page_size: u32,
+    /// Pages per erase block the policy sees.
+    pub pages_per_block: u32,
+    /// Device label (`none` for cache metrics only).
+    pub device: String,
+    /// The full device description (JSON), empty without a device.
+    pub device_spec: String,
+    /// Aging before measuring.
+    pub aging: Option<Aging>,
+    /// Warm-up accesses.
+    pub warmup: u64,
+    /// Fetch on write miss.
+    pub write_miss_fetch: bool,
+    /// Flush dirty pages at the end.
+    pub flush_at_end: bool,
+    /// Cost model of the cache-only time estimate.
+    pub cost: CostModel,
+    /// Series sampling interval.
+    pub series_every: u64,
+    /// wafer version.
+    pub version: String,
+}
+
+impl CellParams {
+    /// The cell id: 16 hex digits.
+    pub fn id(&self) -> String {
+        let json = serde_json::to_vec(self).expect("cell parameters serialise");
+        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&json))
+    }
+
+    /// `trace / policy / cache / device`, for messages.
+    pub fn label(&self) -> String {
+        format!(
+            "{} / {} / {} / {}",
+            self.trace, self.policy, self.cache, self.device
+        )
+    }
+}
+
+/// What the FTL behind the cache measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FtlSummary {
+    /// FTL kind.
+    pub kind: String,
+    /// Host page writes reaching the device.
+    pub host_write_pages: u64,
+    /// Host page reads.
+    pub host_read_pages: u64,
+    /// Flash programs of host data.
+    pub programs_host: u64,
+    /// Flash programs of GC / merge copies.
+    pub programs_gc: u64,
+    /// Flash reads for copies.
+    pub flash_reads_gc: u64,
+    /// Block erases.
+    pub erases: u64,
+    /// FAST switch merges.
+    pub switch_merges: u64,
+    /// FAST partial merges.
+    pub partial_merges: u64,
+    /// FAST full merges.
+    pub full_merges: u64,
+    /// Garbage collections.
+    pub gc_invocations: u64,
+    /// Write amplification.
+    pub waf: f64,
+    /// Largest per-block erase count.
+    pub erase_max: u64,
+    /// Mean per-block erase count.
+    pub erase_mean: f64,
+    /// Standard deviation of per-block erase counts.
+    pub erase_stddev: f64,
+    /// Sum of flash operation latencies, ns (the device time estimate).
+    pub busy_ns: u64,
+    /// Storage operations whose pages lay beyond the device and were wrapped.
+    pub wrapped_ops: u64,
+}
+
+impl FtlSummary {
+    /// From an FTL report.
+    pub fn from_metrics(m: &wafer_ftl::Metrics, wrapped_ops: u64) -> FtlSummary {
+        let c = &m.counters;
+        FtlSummary {
+            kind: m.ftl.clone(),
+            host_write_pages: c.host_write_pages,
+            host_read_pages: c.host_read_pages,
+            programs_host: c.programs_host,
+            programs_gc: c.programs_gc,
+            flash_reads_gc: c.flash_reads_gc,
+            erases: c.erases,
+            switch_merges: c.switch_merges,
+            partial_merges: c.partial_merges,
+            full_merges: c.full_merges,
+            gc_invocations: c.gc_invocations,
+            waf: m.waf,
+            erase_max: m.erase.max,
+            erase_mean: m.erase.mean,
+            erase_stddev: m.erase.stddev,
+            busy_ns: c.busy_ns,
+            wrapped_ops,
+        }
+    }
+}
+
+/// The stored result of one cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellResult {
+    /// Cell id.
+    pub id: String,
+    /// Parameters.
+    pub params: CellParams,
+    /// Cache capacity in pages the size resolved to.
+    pub capacity_pages: u32,
+    /// Distinct pages of the trace.
+    pub footprint_pages: u64,
+    /// Wall-clock time of the cell, seconds (not part of the identity).
+    pub elapsed_s: f64,
+    /// Cache metrics.
+    pub cache: Metrics,
+    /// Device metrics, if a device was behind the cache.
+    pub ftl: Option<FtlSummary>,
+    /// A deterministic sample of the after-cache writes: `(access index, page)`.
+    pub write_pattern: Vec<(u64, u64)>,
+}
+
+impl CellResult {
+    /// Estimated storage time, seconds: the device's busy time when there is a
+    /// device, else the cache's read/write cost model.
+    pub fn io_time_s(&self) -> f64 {
+        match &self.ftl {
+            Some(f) => f.busy_ns as f64 * 1e-9,
+            None => self.cache.io_time_ns as f64 * 1e-9,
+        }
+    }
+
+    /// Pages written to storage (write-backs + padding writes).
+    pub fn write_backs(&self) -> u64 {
+        self.cache.page_writes + self.cache.pad_writes
+    }
+
+    /// One flat row: every parameter, every scalar metric, version and checksum.
+    /// `timing` adds the wall-clock column (left out when comparing runs).
+    pub fn row(&self, timing: bool) -> Vec<(String, serde_json::Value)> {
+        use serde_json::Value;
+        let mut row: Vec<(String, Value)> = Vec::new();
+        let p = &self.params;
+        let mut put = |k: &str, v: Value| row.push((k.to_string(), v));
+        put("cell_id", self.id.clone().into());
+        put("trace", p.trace.clone().into());
+        put("trace_checksum", p.trace_checksum.clone().into());
+        put("policy", p.policy.clone().into());
+        put("cache", p.cache.clone().into());
+        put("capacity_pages", self.capacity_pages.into());
+        put("footprint_pages", self.footprint_pages.into());
+        put("page_size", p.page_size.into());
+        put("pages_per_block", p.pages_per_block.into());
+        put("device", p.device.clone().into());
+        put(
+            "aging_volume_bytes",
+            p.aging.as_ref().map_or(0, |a| a.volume_bytes).into(),
+        );
+        put(
+            "aging_fill",
+            p.aging.as_ref().is_some_and(|a| a.fill).into(),
+        );
+        put("warmup", p.warmup.into());
+        put("write_miss_fetch", p.write_miss_fetch.into());
+        put("flush_at_end", p.flush_at_end.into());
+        put("t_read_ns", p.cost.t_read_ns.into());
+        put("t_write_ns", p.cost.t_write_ns.into());
+        put("wafer_version", p.version.clone().into());
+        if let Ok(Value::Object(m)) = serde_json::to_value(&self.cache) {
+            for (k, v) in m {
+                if v.is_number() {
+                    row.push((k, v));
+                }
+            }
+        }
+        let bu = &self.cache.block_utilization.write_stream;
+        row.push(("wb_bursts".into(), bu.bursts.into()));
+        row.push(("wb_mean_pages".into(), bu.mean_pages.into()));
+        row.push(("wb_mean_utilization".into(), bu.mean_utilization.into()));
+        let f = self.ftl.clone().unwrap_or_default();
+        if let Ok(Value::Object(m)) = serde_json::to_value(&f) {
+            for (k, v) in m {
+                let v = if self.ftl.is_none() { Value::Null } else { v };
+                row.push((format!("ftl_{k}"), v));
+            }
+        }
+        row.push(("io_time_s".into(), self.io_time_s().into()));
+        if timing {
+            row.push(("elapsed_s".into(), self.elapsed_s.into()));
+        }
+        row
+    }
+}
+
+/// Keeps an evenly spaced, deterministic sample of at most `cap` points of a stream
+/// of unknown length: every `stride`-th point; when full, every second kept point is
+/// dropped and the stride doubles.
+#[derive(Clone, Debug)]
+pub struct Decimator {
+    cap: usize,
+    stride: u64,
+    seen: u64,
+    /// Points kept.
+    pub points: Vec<(u64, u64)>,
+}
+
+impl Decimator {
+    /// A sampler keeping at most `cap` (at least 2) points.
+    pub fn new(cap: usize) -> Decimator {
+        Decimator {
+            cap: cap.max(2),
+            stride: 1,
+            seen: 0,
+            points: Vec::with_capacity(cap.max(2)),
+        }
+    }
+
+    /// Offer one point.
+    #[inline]
+    pub fn push(&mut self, p: (u64, u64)) {
+        if self.seen % self.stride == 0 {
+            if self.points.len() == self.cap {
+                let mut i = 0;
+                self.points.retain(|_| {
+                    i += 1;
+                    i % 2 == 1
+                });
+                self.stride *= 2;
+                if self.seen % self.stride == 0 {
+                    self.points.push(p);
+                }
+            } else {
+                self.points.push(p);
+            }
+        }
+        self.seen += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimator_keeps_every_stride_th_point() {
+        let mut d = Decimator::new(4);
+        for i in 0..10 {
+            d.push((i, i));
+        }
+        // [0,1,2,3]; at 4: halve to [0,2], stride 2, keep 4 and 6; at 8: halve to
+        // [0,4], stride 4, keep 8.
+        assert_eq!(d.points, vec![(0, 0), (4, 4), (8, 8)]);
+        assert!(d.points.windows(2).all(|w| w[1].0 - w[0].0 == 4));
+    }
+
+    #[test]
+    fn id_changes_with_any_parameter() {
+        let p = CellParams {
+            trace: "t".into(),
+            trace_checksum: "00".into(),
+            policy: "lru".into(),
+            cache: "1MiB".into(),
+            page_size: 4096,
+            pages_per_block: 1024,
+            device: "none".into(),
+            device_spec: String::new(),
+            aging: None,
+            warmup: 0,
+            write_miss_fetch: false,
+            flush_at_end: false,
+            cost: CostModel::default(),
+            series_every: 0,
+            version: VERSION.into(),
+        };
+        let id = p.id();
+        assert_eq!(id.len(), 16);
+        assert_eq!(id, p.clone().id());
+        let mut q = p.clone();
+        q.trace_checksum = "01".into();
+        assert_ne!(q.id(), id);
+        let mut q = p;
+        q.version = "9.9.9".into();
+        assert_ne!(q.id(), id);
+    }
+}

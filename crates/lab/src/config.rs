@@ -1,0 +1,491 @@
+//! The experiment file (issue 5, item 1): one TOML document describing a grid of
+//! traces x policies x cache sizes x devices, validated up front.
+//!
+//! Every key is documented in `examples/experiment.toml` and `docs/experiments.md`.
+//! Unknown keys are refused (`deny_unknown_fields`); TOML syntax and type errors carry
+//! the line and the key; semantic errors name the offending key with its index, e.g.
+//! `exp.toml: policies[3]: unknown policy "lur" (known: ...)`.
+//!
+//! Resolved details:
+//! * Relative trace and device-file paths are relative to the experiment file's folder.
+//! * `devices = []` (the default) means cache metrics only; `"none"` in the list adds a
+//!   cache-only column next to devices.
+//! * Cache sizes are bytes (`16MiB`), pages (`4096p`) or a share of the trace's
+//!   footprint (`5%`), as in `wafer sim`.
+//! * The after-cache trace reaches a device at the cache's page size: page `p` is the
+//!   byte range `p x page_size ..+ page_size`, mapped onto the device's pages, wrapped
+//!   modulo the device's logical capacity (mobile traces span more than a 16 GiB card).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use wafer_cache::{CostModel, PolicySpec};
+use wafer_ftl::aging::Aging;
+use wafer_ftl::Device;
+use wafer_trace::units::{parse_size, CacheSize};
+use wafer_trace::{Format, Granularity};
+
+use crate::error::LabError;
+
+/// A trace of the experiment.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceDef {
+    /// Trace file.
+    pub path: PathBuf,
+    /// Format name (detected when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Short label in tables and figures (default: the file name without extensions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+impl TraceDef {
+    /// The label of the trace.
+    pub fn label(&self) -> String {
+        if let Some(n) = &self.name {
+            return n.clone();
+        }
+        let f = self
+            .path
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        f.split('.').next().unwrap_or(&f).to_string()
+    }
+}
+
+/// Device aging before each cell's measurement (paper 000, Sec. IV-E).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgingDef {
+    /// Write every logical page once first.
+    #[serde(default = "yes")]
+    pub fill: bool,
+    /// Mixed overwrite volume after the fill (`16GiB`).
+    #[serde(default = "zero_size")]
+    pub volume: String,
+    /// Share of the volume written as random single pages.
+    #[serde(default = "half")]
+    pub random_fraction: f64,
+    /// Sequential run length (`1MiB`).
+    #[serde(default = "one_mib")]
+    pub run: String,
+    /// Random seed.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn yes() -> bool {
+    true
+}
+fn zero_size() -> String {
+    "0".into()
+}
+fn half() -> f64 {
+    0.5
+}
+fn one_mib() -> String {
+    "1MiB".into()
+}
+
+/// What the run writes besides the results tables.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outputs {
+    /// Figures to draw (names of [`crate::figures::FIGURES`]), or `["all"]`.
+    #[serde(default = "all_figures")]
+    pub figures: Vec<String>,
+    /// Keep every cell's after-cache trace as `after/<cell-id>.csv`.
+    #[serde(default)]
+    pub keep_after: bool,
+    /// Write the HTML report.
+    #[serde(default = "yes")]
+    pub report: bool,
+    /// Sample policy series (CRAW's area sizes) every this many accesses (0 = off).
+    #[serde(default = "series_every")]
+    pub series_every: u64,
+}
+
+fn all_figures() -> Vec<String> {
+    vec!["all".into()]
+}
+fn series_every() -> u64 {
+    10_000
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        Outputs {
+            figures: all_figures(),
+            keep_after: false,
+            report: true,
+            series_every: series_every(),
+        }
+    }
+}
+
+/// The experiment file as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Name (used in the report title).
+    pub name: String,
+    /// Traces.
+    pub traces: Vec<TraceDef>,
+    /// Policy specs, `name[:key=value,...]`.
+    pub policies: Vec<String>,
+    /// Cache sizes.
+    pub cache_sizes: Vec<String>,
+    /// Page size (`4KiB`).
+    #[serde(default = "page_size")]
+    pub page_size: String,
+    /// Erase-block size the policies see (`4MiB`).
+    #[serde(default = "block_size")]
+    pub block_size: String,
+    /// Device profiles or `.toml` files; `"none"` = cache metrics only.
+    #[serde(default)]
+    pub devices: Vec<String>,
+    /// Aging of each device before measuring (absent = fresh device).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aging: Option<AgingDef>,
+    /// Accesses of a warm-up prefix (counts, not measured).
+    #[serde(default)]
+    pub warmup: u64,
+    /// Read the page on a write miss too.
+    #[serde(default)]
+    pub write_miss_fetch: bool,
+    /// Write the dirty pages left at the end (reported apart, sent to the device).
+    #[serde(default)]
+    pub flush_at_end: bool,
+    /// Read/write cost per page for the cache-only time estimate.
+    #[serde(default)]
+    pub cost: CostModel,
+    /// Worker threads (0 = all cores; `--jobs` overrides).
+    #[serde(default)]
+    pub workers: usize,
+    /// Outputs.
+    #[serde(default)]
+    pub outputs: Outputs,
+}
+
+fn page_size() -> String {
+    "4KiB".into()
+}
+fn block_size() -> String {
+    "4MiB".into()
+}
+
+/// A device column of the grid.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DeviceChoice {
+    /// Cache metrics only.
+    None,
+    /// A device (profile name or file, as written; resolved).
+    Device(String, Box<Device>),
+}
+
+impl DeviceChoice {
+    /// Label in tables (`none` or the spec as written).
+    pub fn label(&self) -> &str {
+        match self {
+            DeviceChoice::None => "none",
+            DeviceChoice::Device(s, _) => s,
+        }
+    }
+}
+
+/// A validated experiment, ready to expand.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The file as written (for the report and the cell ids).
+    pub exp: Experiment,
+    /// Traces with resolved paths and formats.
+    pub traces: Vec<(TraceDef, Option<Format>)>,
+    /// Parsed policies.
+    pub policies: Vec<PolicySpec>,
+    /// Parsed sizes with their text.
+    pub sizes: Vec<(String, CacheSize)>,
+    /// Granularity (page size).
+    pub granularity: Granularity,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// Device columns.
+    pub devices: Vec<DeviceChoice>,
+    /// Aging, parsed.
+    pub aging: Option<Aging>,
+}
+
+impl Experiment {
+    /// Read and validate `path`.
+    pub fn load(path: &Path) -> Result<Plan, LabError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        let exp: Experiment = toml::from_str(&text).map_err(|e| LabError::Config {
+            at: path.display().to_string(),
+            msg: e.to_string().trim_end().to_string(),
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        exp.plan(&path.display().to_string(), base)
+    }
+
+    /// Validate against `base` (the folder relative paths are resolved in); `file`
+    /// prefixes error messages.
+    pub fn plan(self, file: &str, base: &Path) -> Result<Plan, LabError> {
+        let err = |key: String, msg: String| LabError::Config {
+            at: format!("{file}: {key}"),
+            msg,
+        };
+        if self.traces.is_empty() {
+            return Err(err("traces".into(), "at least one trace is needed".into()));
+        }
+        if self.policies.is_empty() {
+            return Err(err(
+                "policies".into(),
+                "at least one policy is needed".into(),
+            ));
+        }
+        if self.cache_sizes.is_empty() {
+            return Err(err(
+                "cache_sizes".into(),
+                "at least one cache size is needed".into(),
+            ));
+        }
+        let mut traces = Vec::new();
+        for (i, t) in self.traces.iter().enumerate() {
+            let mut t = t.clone();
+            if t.path.is_relative() {
+                t.path = base.join(&t.path);
+            }
+            let format = match &t.format {
+                Some(f) => Some(
+                    Format::from_name(f)
+                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
+                ),
+                None => None,
+            };
+            if !t.path.is_file() {
+                return Err(err(
+                    format!("traces[{i}].path"),
+                    format!("no such file: {}", t.path.display()),
+                ));
+            }
+            traces.push((t, format));
+        }
+        let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
+        labels.sort();
+        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
+            return Err(err(
+                "traces".into(),
+                format!(
+                    "two traces are labelled \"{}\"; give them distinct `name`s",
+                    w[0]
+                ),
+            ));
+        }
+        let mut policies = Vec::new();
+        for (i, p) in self.policies.iter().enumerate() {
+            let spec =
+                PolicySpec::parse(p).map_err(|e| err(format!("policies[{i}]"), e.to_string()))?;
+            if policies
+                .iter()
+                .any(|q: &PolicySpec| q.label() == spec.label())
+            {
+                return Err(err(
+                    format!("policies[{i}]"),
+                    format!("\"{p}\" is listed twice"),
+                ));
+            }
+            policies.push(spec);
+        }
+        let mut sizes = Vec::new();
+        for (i, c) in self.cache_sizes.iter().enumerate() {
+            let s =
+                CacheSize::parse(c).map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
+            if sizes.iter().any(|(t, _): &(String, CacheSize)| t == c) {
+                return Err(err(
+                    format!("cache_sizes[{i}]"),
+                    format!("\"{c}\" is listed twice"),
+                ));
+            }
+            sizes.push((c.clone(), s));
+        }
+        let ps = parse_size(&self.page_size).map_err(|e| err("page_size".into(), e.to_string()))?;
+        let page = u32::try_from(ps)
+            .ok()
+            .filter(|&p| p >= 512 && p.is_power_of_two())
+            .ok_or_else(|| {
+                err(
+                    "page_size".into(),
+                    format!(
+                        "\"{}\" must be a power of two of at least 512 B",
+                        self.page_size
+                    ),
+                )
+            })?;
+        let bs =
+            parse_size(&self.block_size).map_err(|e| err("block_size".into(), e.to_string()))?;
+        if bs < ps || bs % ps != 0 || bs / ps > u64::from(u32::MAX) {
+            return Err(err(
+                "block_size".into(),
+                format!(
+                    "\"{}\" must be a multiple of the page size",
+                    self.block_size
+                ),
+            ));
+        }
+        let mut devices = Vec::new();
+        for (i, d) in self.devices.iter().enumerate() {
+            if d.eq_ignore_ascii_case("none") {
+                devices.push(DeviceChoice::None);
+                continue;
+            }
+            let spec = if d.ends_with(".toml") && Path::new(d).is_relative() {
+                base.join(d).display().to_string()
+            } else {
+                d.clone()
+            };
+            let dev =
+                Device::resolve(&spec).map_err(|e| err(format!("devices[{i}]"), e.to_string()))?;
+            devices.push(DeviceChoice::Device(d.clone(), Box::new(dev)));
+        }
+        if devices.is_empty() {
+            devices.push(DeviceChoice::None);
+        }
+        let aging = match &self.aging {
+            None => None,
+            Some(a) => {
+                let volume =
+                    parse_size(&a.volume).map_err(|e| err("aging.volume".into(), e.to_string()))?;
+                let run = parse_size(&a.run).map_err(|e| err("aging.run".into(), e.to_string()))?;
+                if !(0.0..=1.0).contains(&a.random_fraction) {
+                    return Err(err(
+                        "aging.random_fraction".into(),
+                        format!("{} is outside 0..=1", a.random_fraction),
+                    ));
+                }
+                Some(Aging {
+                    fill: a.fill,
+                    volume_bytes: volume,
+                    random_fraction: a.random_fraction,
+                    run_bytes: run,
+                    seed: a.seed,
+                })
+            }
+        };
+        for (i, f) in self.outputs.figures.iter().enumerate() {
+            if f != "all" && !crate::figures::FIGURES.iter().any(|(n, _)| n == f) {
+                let known: Vec<&str> = crate::figures::FIGURES.iter().map(|(n, _)| *n).collect();
+                return Err(err(
+                    format!("outputs.figures[{i}]"),
+                    format!("unknown figure \"{f}\" (known: all, {})", known.join(", ")),
+                ));
+            }
+        }
+        Ok(Plan {
+            traces,
+            policies,
+            sizes,
+            granularity: Granularity::Page { page_size: page },
+            pages_per_block: (bs / ps) as u32,
+            devices,
+            aging,
+            exp: self,
+        })
+    }
+}
+
+impl Plan {
+    /// Whether figure `name` is asked for.
+    pub fn wants_figure(&self, name: &str) -> bool {
+        self.exp
+            .outputs
+            .figures
+            .iter()
+            .any(|f| f == "all" || f == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/fiu/fiu_mail_cheetah_10k.blkparse"
+    );
+
+    fn plan(text: &str) -> Result<Plan, LabError> {
+        let exp: Experiment = toml::from_str(text).map_err(|e| LabError::Config {
+            at: "exp.toml".into(),
+            msg: e.to_string(),
+        })?;
+        exp.plan("exp.toml", Path::new("/"))
+    }
+
+    fn base(extra: &str) -> String {
+        format!(
+            "name = \"t\"\ntraces = [{{ path = \"{TRACE}\" }}]\npolicies = [\"lru\", \"clock\"]\ncache_sizes = [\"1MiB\", \"5%\"]\n{extra}"
+        )
+    }
+
+    #[test]
+    fn a_valid_file_expands() {
+        if !Path::new(TRACE).exists() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "missing {TRACE}"
+            );
+            eprintln!("skipping: {TRACE} missing");
+            return;
+        }
+        let p = plan(&base("devices = [\"none\", \"microsd-16g\"]")).unwrap();
+        assert_eq!(p.policies.len(), 2);
+        assert_eq!(p.sizes[1].1, CacheSize::Fraction(0.05));
+        assert_eq!(p.pages_per_block, 1024);
+        assert_eq!(p.devices.len(), 2);
+        assert_eq!(p.traces[0].0.label(), "fiu_mail_cheetah_10k");
+    }
+
+    #[test]
+    fn errors_point_at_the_key() {
+        if !Path::new(TRACE).exists() {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "missing {TRACE}"
+            );
+            return;
+        }
+        let e = plan(&base("").replace("\"clock\"", "\"clock\", \"lur\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("exp.toml: policies[2]: unknown policy `lur`"),
+            "{e}"
+        );
+        assert!(e.contains("lru"), "{e}");
+        let e = plan(&base("devices = [\"floppy\"]"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("exp.toml: devices[0]:"), "{e}");
+        let e = plan(&base(""))
+            .map(|_| ())
+            .and_then(|_| plan(&base("colour = 1")).map(|_| ()));
+        let e2 = e.unwrap_err().to_string();
+        assert!(e2.contains("unknown field `colour`"), "{e2}");
+        let e = plan(&base("").replace("\"5%\"", "\"5 parsecs\""))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("exp.toml: cache_sizes[1]:"), "{e}");
+        let e = plan(&base("[outputs]\nfigures = [\"pie\"]"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("exp.toml: outputs.figures[0]: unknown figure"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,48 @@
+//! Errors of an experiment.
+
+use std::path::PathBuf;
+
+/// Why an experiment could not be planned, run or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// A bad experiment file: `at` names the file and the key.
+    #[error("{at}: {msg}")]
+    Config {
+        /// `file: key` of the offending entry.
+        at: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A trace could not be read.
+    #[error(transparent)]
+    Trace(#[from] wafer_trace::Error),
+    /// A simulation failed.
+    #[error("{cell}: {msg}")]
+    Cell {
+        /// The cell's label.
+        cell: String,
+        /// What failed.
+        msg: String,
+    },
+    /// Anything else that is inconsistent.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl LabError {
+    /// An I/O error on `path`.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> LabError {
+        LabError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

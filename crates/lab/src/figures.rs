@@ -1,0 +1,379 @@
+//! The figures of an experiment (issue 5, item 4), drawn from the stored results.
+//!
+//! One figure per trace (and per device where the device matters):
+//! * `hit-ratio`: hit ratio vs cache size per policy (paper 000 Fig. 6, 002 Fig. 10).
+//! * `write-backs`: pages written to storage (write-backs + padding) vs cache size.
+//! * `io-time`: estimated storage time vs cache size: the device's flash busy time, or
+//!   the read/write cost model without a device (paper 002 Fig. 11).
+//! * `io-time-vs-clock`: that time divided by CLOCK's at the same size (paper 002
+//!   Fig. 12); drawn when `clock` is among the policies.
+//! * `erases`: block erases per policy and size on each device (paper 000 Figs. 8-9).
+//! * `waf`: write amplification vs cache size on each device.
+//! * `block-utilization`: how many pages each write burst carries to one erase block,
+//!   as the share of written pages per burst-size bin (powers of two), at the largest
+//!   cache size (paper 000 Fig. 5).
+//! * `write-pattern`: page number over time of the before-cache writes and of each
+//!   policy's after-cache writes, at the smallest cache size (paper 000 Fig. 10); one
+//!   panel (file) each. Points are an evenly spaced sample of at most 3000 writes.
+//! * `areas`: the policy's own series (CRAW's area sizes) over time at the largest
+//!   cache size (paper 003 Fig. 15), for policies that expose one.
+//!
+//! Cache metrics do not depend on the device, so cache-only figures use the first
+//! device column.
+
+use crate::cell::CellResult;
+use crate::config::Plan;
+use crate::plot::{Chart, Kind, Series};
+use crate::runner::TraceInfo;
+
+/// Figure kinds and what they show.
+pub const FIGURES: [(&str, &str); 9] = [
+    ("hit-ratio", "hit ratio vs cache size"),
+    ("write-backs", "pages written to storage vs cache size"),
+    ("io-time", "estimated storage time vs cache size"),
+    ("io-time-vs-clock", "storage time normalised to CLOCK"),
+    ("erases", "block erases per policy and cache size"),
+    ("waf", "write amplification vs cache size"),
+    (
+        "block-utilization",
+        "pages per write burst to one erase block",
+    ),
+    ("write-pattern", "page number of writes over time"),
+    ("areas", "policy area sizes over time"),
+];
+
+/// One drawn figure.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// File stem (`hit-ratio-telegram`).
+    pub stem: String,
+    /// Kind (first column of [`FIGURES`]).
+    pub kind: &'static str,
+    /// The chart.
+    pub chart: Chart,
+}
+
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
+struct Ctx<'a> {
+    plan: &'a Plan,
+    results: &'a [CellResult],
+}
+
+impl Ctx<'_> {
+    fn cell(&self, trace: &str, policy: &str, cache: &str, device: &str) -> Option<&CellResult> {
+        self.results.iter().find(|r| {
+            let p = &r.params;
+            p.trace == trace && p.policy == policy && p.cache == cache && p.device == device
+        })
+    }
+
+    fn sizes(&self) -> Vec<String> {
+        self.plan.sizes.iter().map(|(s, _)| s.clone()).collect()
+    }
+
+    /// One series per policy: `f(cell)` at each cache size.
+    fn by_size(
+        &self,
+        trace: &str,
+        device: &str,
+        f: &dyn Fn(&CellResult) -> Option<f64>,
+    ) -> Vec<Series> {
+        self.plan
+            .policies
+            .iter()
+            .map(|p| Series {
+                name: p.label(),
+                points: self
+                    .sizes()
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, s)| {
+                        self.cell(trace, &p.label(), s, device)
+                            .and_then(f)
+                            .map(|v| (i as f64, v))
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    fn size_chart(&self, title: String, y: &str, kind: Kind, series: Vec<Series>) -> Chart {
+        Chart {
+            title,
+            x_label: "cache size".into(),
+            y_label: y.into(),
+            categories: Some(self.sizes()),
+            kind,
+            series,
+            y_from_zero: true,
+        }
+    }
+}
+
+/// Power-of-two bins of burst sizes: labels and the bin of each size.
+fn burst_bins(ppb: u32) -> Vec<(u32, u32, String)> {
+    let mut bins = Vec::new();
+    let mut lo = 1u32;
+    while lo <= ppb.max(1) {
+        let hi = (lo * 2 - 1).min(ppb.max(1));
+        let label = if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}-{hi}")
+        };
+        bins.push((lo, hi, label));
+        lo *= 2;
+    }
+    bins
+}
+
+/// Draw every figure the plan asks for.
+pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Figure> {
+    let cx = Ctx { plan, results };
+    let mut figs = Vec::new();
+    let want = |k: &str| plan.wants_figure(k);
+    let first_dev = plan.devices[0].label().to_string();
+    let real_devs: Vec<String> = plan
+        .devices
+        .iter()
+        .map(|d| d.label().to_string())
+        .filter(|d| d != "none")
+        .collect();
+    let sizes = cx.sizes();
+    let smallest = sizes.first().cloned().unwrap_or_default();
+    let largest = sizes.last().cloned().unwrap_or_default();
+    for (t, _) in &plan.traces {
+        let tl = t.label();
+        let ts = slug(&tl);
+        let mut push = |stem: String, kind: &'static str, chart: Chart| {
+            if chart.has_data() {
+                figs.push(Figure { stem, kind, chart });
+            }
+        };
+        if want("hit-ratio") {
+            let s = cx.by_size(&tl, &first_dev, &|r| Some(r.cache.hit_ratio));
+            push(
+                format!("hit-ratio-{ts}"),
+                "hit-ratio",
+                cx.size_chart(format!("Hit ratio — {tl}"), "hit ratio", Kind::Line, s),
+            );
+        }
+        if want("write-backs") {
+            let s = cx.by_size(&tl, &first_dev, &|r| Some(r.write_backs() as f64));
+            push(
+                format!("write-backs-{ts}"),
+                "write-backs",
+                cx.size_chart(
+                    format!("Pages written to storage — {tl}"),
+                    "pages written",
+                    Kind::Line,
+                    s,
+                ),
+            );
+        }
+        for d in plan.devices.iter().map(|d| d.label().to_string()) {
+            let ds = slug(&d);
+            let what = if d == "none" {
+                "cost model".to_string()
+            } else {
+                d.clone()
+            };
+            if want("io-time") {
+                let s = cx.by_size(&tl, &d, &|r| Some(r.io_time_s()));
+                push(
+                    format!("io-time-{ts}-{ds}"),
+                    "io-time",
+                    cx.size_chart(
+                        format!("Storage time ({what}) — {tl}"),
+                        "seconds",
+                        Kind::Line,
+                        s,
+                    ),
+                );
+            }
+            if want("io-time-vs-clock") && plan.policies.iter().any(|p| p.label() == "clock") {
+                let s = cx.by_size(&tl, &d, &|r| {
+                    let c = cx.cell(&tl, "clock", &r.params.cache, &d)?;
+                    let base = c.io_time_s();
+                    (base > 0.0).then(|| r.io_time_s() / base)
+                });
+                push(
+                    format!("io-time-vs-clock-{ts}-{ds}"),
+                    "io-time-vs-clock",
+                    cx.size_chart(
+                        format!("Storage time / CLOCK's ({what}) — {tl}"),
+                        "normalised time",
+                        Kind::Line,
+                        s,
+                    ),
+                );
+            }
+        }
+        for d in &real_devs {
+            let ds = slug(d);
+            if want("erases") {
+                let s = cx.by_size(&tl, d, &|r| r.ftl.as_ref().map(|f| f.erases as f64));
+                push(
+                    format!("erases-{ts}-{ds}"),
+                    "erases",
+                    cx.size_chart(
+                        format!("Block erases ({d}) — {tl}"),
+                        "erases",
+                        Kind::Bars,
+                        s,
+                    ),
+                );
+            }
+            if want("waf") {
+                let s = cx.by_size(&tl, d, &|r| r.ftl.as_ref().map(|f| f.waf));
+                push(
+                    format!("waf-{ts}-{ds}"),
+                    "waf",
+                    cx.size_chart(
+                        format!("Write amplification ({d}) — {tl}"),
+                        "WAF",
+                        Kind::Line,
+                        s,
+                    ),
+                );
+            }
+        }
+        if want("block-utilization") {
+            let bins = burst_bins(plan.pages_per_block);
+            let series = plan
+                .policies
+                .iter()
+                .filter_map(|p| {
+                    let r = cx.cell(&tl, &p.label(), &largest, &first_dev)?;
+                    let h = &r.cache.block_utilization.write_stream;
+                    (h.pages > 0).then(|| Series {
+                        name: p.label(),
+                        points: bins
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (lo, hi, _))| {
+                                let pages: u64 = h
+                                    .histogram
+                                    .iter()
+                                    .filter(|(n, _)| n >= lo && n <= hi)
+                                    .map(|&(n, c)| u64::from(n) * c)
+                                    .sum();
+                                (i as f64, pages as f64 / h.pages as f64)
+                            })
+                            .collect(),
+                    })
+                })
+                .collect();
+            push(
+                format!("block-utilization-{ts}"),
+                "block-utilization",
+                Chart {
+                    title: format!("Pages per write burst to one block ({largest}) — {tl}"),
+                    x_label: "pages in the burst".into(),
+                    y_label: "share of written pages".into(),
+                    categories: Some(bins.into_iter().map(|b| b.2).collect()),
+                    kind: Kind::Bars,
+                    series,
+                    y_from_zero: true,
+                },
+            );
+        }
+        if want("write-pattern") {
+            let scatter = |title: String, name: String, pts: &[(u64, u64)]| Chart {
+                title,
+                x_label: "page access".into(),
+                y_label: "page number".into(),
+                categories: None,
+                kind: Kind::Scatter,
+                series: vec![Series {
+                    name,
+                    points: pts.iter().map(|&(a, p)| (a as f64, p as f64)).collect(),
+                }],
+                y_from_zero: false,
+            };
+            if let Some(info) = traces.iter().find(|i| i.label == tl) {
+                push(
+                    format!("write-pattern-{ts}-before"),
+                    "write-pattern",
+                    scatter(
+                        format!("Writes before the cache — {tl}"),
+                        "before cache".into(),
+                        &info.write_pattern,
+                    ),
+                );
+            }
+            for p in &plan.policies {
+                if let Some(r) = cx.cell(&tl, &p.label(), &smallest, &first_dev) {
+                    push(
+                        format!("write-pattern-{ts}-{}", slug(&p.label())),
+                        "write-pattern",
+                        scatter(
+                            format!("Writes after {} ({smallest}) — {tl}", p.label()),
+                            p.label(),
+                            &r.write_pattern,
+                        ),
+                    );
+                }
+            }
+        }
+        if want("areas") {
+            for p in &plan.policies {
+                let Some(r) = cx.cell(&tl, &p.label(), &largest, &first_dev) else {
+                    continue;
+                };
+                let Some(se) = &r.cache.series else { continue };
+                let series = se
+                    .names
+                    .iter()
+                    .enumerate()
+                    .map(|(j, n)| Series {
+                        name: n.clone(),
+                        points: se
+                            .at
+                            .iter()
+                            .zip(&se.values)
+                            .filter_map(|(&a, v)| v.get(j).map(|&y| (a as f64, y)))
+                            .collect(),
+                    })
+                    .collect();
+                push(
+                    format!("areas-{ts}-{}", slug(&p.label())),
+                    "areas",
+                    Chart {
+                        title: format!("{} areas over time ({largest}) — {tl}", p.label()),
+                        x_label: "page access".into(),
+                        y_label: "pages".into(),
+                        categories: None,
+                        kind: Kind::Line,
+                        series,
+                        y_from_zero: true,
+                    },
+                );
+            }
+        }
+    }
+    figs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn burst_bins_are_powers_of_two_up_to_the_block() {
+        let b: Vec<String> = burst_bins(8).into_iter().map(|b| b.2).collect();
+        assert_eq!(b, ["1", "2-3", "4-7", "8"]);
+        assert_eq!(slug("ts-clock:ppb=1024"), "ts-clock_ppb_1024");
+    }
+}

@@ -1,0 +1,365 @@
+//! SVG charts: lines, scatter and grouped bars, written directly as SVG text.
+//!
+//! Writing the few chart types wafer needs by hand keeps the build small and the
+//! output exact: 720 x 440 user units (about 19 x 11.6 cm at 96 dpi, legible when
+//! scaled to a paper column), DejaVu Sans / sans-serif text at 13-15 px, axes with
+//! "nice" ticks, a legend at the right. Every series is one
+//! `<g class="series" data-series="NAME">` group whose first child is
+//! `<title>NAME</title>`, so tools (and the tests) can find the series by name.
+
+use std::fmt::Write;
+
+/// Colours of the series, in order (colour-blind-safe palette of Okabe and Ito,
+/// then greys).
+const PALETTE: [&str; 10] = [
+    "#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000",
+    "#777777", "#AA4499",
+];
+
+const W: f64 = 720.0;
+const H: f64 = 440.0;
+const LEFT: f64 = 80.0;
+const RIGHT: f64 = 170.0;
+const TOP: f64 = 40.0;
+const BOTTOM: f64 = 60.0;
+
+/// How series are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Lines with point markers.
+    Line,
+    /// Points only.
+    Scatter,
+    /// Grouped bars at categorical x positions `0, 1, ...`.
+    Bars,
+}
+
+/// One named series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend name.
+    pub name: String,
+    /// `(x, y)` points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chart {
+    /// Title above the plot.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Categorical x tick labels at x = 0, 1, ... (instead of numeric ticks).
+    pub categories: Option<Vec<String>>,
+    /// Drawing style.
+    pub kind: Kind,
+    /// Series.
+    pub series: Vec<Series>,
+    /// Start the y axis at 0.
+    pub y_from_zero: bool,
+}
+
+/// Escape text for XML.
+pub fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Ticks covering `lo..=hi`: (first, step, count).
+fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(f64::MIN_POSITIVE);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() * step;
+    let mut t = Vec::new();
+    let mut v = first;
+    while v <= hi + step * 1e-9 && t.len() < 20 {
+        t.push(if v.abs() < step * 1e-9 { 0.0 } else { v });
+        v += step;
+    }
+    t
+}
+
+/// A tick label: integers plainly, large values with k/M/G, else 3 significant digits.
+pub fn fmt_num(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{}G", trim(v / 1e9))
+    } else if a >= 1e6 {
+        format!("{}M", trim(v / 1e6))
+    } else if a >= 1e4 {
+        format!("{}k", trim(v / 1e3))
+    } else if v == v.trunc() {
+        format!("{v:.0}")
+    } else {
+        trim(v)
+    }
+}
+
+fn trim(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}
+
+impl Chart {
+    /// Whether the chart has at least one point to draw.
+    pub fn has_data(&self) -> bool {
+        self.series.iter().any(|s| !s.points.is_empty())
+    }
+
+    fn ranges(&self) -> ((f64, f64), (f64, f64)) {
+        let pts = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for &(x, y) in pts.filter(|(x, y)| x.is_finite() && y.is_finite()) {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        if x0 > x1 {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if let Some(c) = &self.categories {
+            x0 = -0.5;
+            x1 = c.len().max(1) as f64 - 0.5;
+        }
+        if self.y_from_zero || self.kind == Kind::Bars {
+            y0 = y0.min(0.0);
+        }
+        if x1 - x0 < 1e-12 {
+            x0 -= 0.5;
+            x1 += 0.5;
+        }
+        if y1 - y0 < 1e-12 {
+            y1 = y0 + if y0 == 0.0 { 1.0 } else { y0.abs() * 0.1 };
+        }
+        let pad = (y1 - y0) * 0.05;
+        let y1 = y1 + pad;
+        let y0 = if y0 == 0.0 { 0.0 } else { y0 - pad };
+        ((x0, x1), (y0, y1))
+    }
+
+    /// The chart as a standalone SVG document.
+    pub fn svg(&self) -> String {
+        let ((x0, x1), (y0, y1)) = self.ranges();
+        let pw = W - LEFT - RIGHT;
+        let ph = H - TOP - BOTTOM;
+        let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
+        let sy = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
+        let mut s = String::new();
+        let _ = write!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="13">"#
+        );
+        let _ = write!(s, "<title>{}</title>", esc(&self.title));
+        let _ = write!(s, r##"<rect width="{W}" height="{H}" fill="#ffffff"/>"##);
+        let _ = write!(
+            s,
+            r#"<text x="{}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
+            LEFT + pw / 2.0,
+            esc(&self.title)
+        );
+        // Grid and y ticks.
+        for t in nice_ticks(y0, y1) {
+            let y = sy(t);
+            let _ = write!(
+                s,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#e0e0e0"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+                LEFT + pw,
+                LEFT - 6.0,
+                y + 4.0,
+                fmt_num(t)
+            );
+        }
+        // X ticks.
+        match &self.categories {
+            Some(c) => {
+                for (i, label) in c.iter().enumerate() {
+                    let x = sx(i as f64);
+                    let _ = write!(
+                        s,
+                        r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                        TOP + ph,
+                        TOP + ph + 5.0,
+                        TOP + ph + 20.0,
+                        esc(label)
+                    );
+                }
+            }
+            None => {
+                for t in nice_ticks(x0, x1) {
+                    let x = sx(t);
+                    let _ = write!(
+                        s,
+                        r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                        TOP + ph,
+                        TOP + ph + 5.0,
+                        TOP + ph + 20.0,
+                        fmt_num(t)
+                    );
+                }
+            }
+        }
+        let _ = write!(
+            s,
+            r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
+        );
+        let _ = write!(
+            s,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            LEFT + pw / 2.0,
+            H - 14.0,
+            esc(&self.x_label)
+        );
+        let _ = write!(
+            s,
+            r#"<text transform="translate(18 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+            TOP + ph / 2.0,
+            esc(&self.y_label)
+        );
+        // Series.
+        let n = self.series.len().max(1) as f64;
+        let slot = pw / (x1 - x0) * 0.8 / n;
+        for (i, se) in self.series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            let _ = write!(
+                s,
+                r#"<g class="series" data-series="{0}"><title>{0}</title>"#,
+                esc(&se.name)
+            );
+            let pts: Vec<(f64, f64)> = se
+                .points
+                .iter()
+                .copied()
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .collect();
+            match self.kind {
+                Kind::Line => {
+                    let path: Vec<String> = pts
+                        .iter()
+                        .map(|&(x, y)| format!("{:.1},{:.1}", sx(x), sy(y)))
+                        .collect();
+                    let _ = write!(
+                        s,
+                        r#"<polyline fill="none" stroke="{c}" stroke-width="2" points="{}"/>"#,
+                        path.join(" ")
+                    );
+                    if pts.len() <= 60 {
+                        for &(x, y) in &pts {
+                            let _ = write!(
+                                s,
+                                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"/>"#,
+                                sx(x),
+                                sy(y)
+                            );
+                        }
+                    }
+                }
+                Kind::Scatter => {
+                    for &(x, y) in &pts {
+                        let _ = write!(
+                            s,
+                            r#"<rect x="{:.1}" y="{:.1}" width="2" height="2" fill="{c}"/>"#,
+                            sx(x) - 1.0,
+                            sy(y) - 1.0
+                        );
+                    }
+                }
+                Kind::Bars => {
+                    for &(x, y) in &pts {
+                        let left = sx(x) - slot * n / 2.0 + slot * i as f64;
+                        let (top, bottom) = (sy(y.max(0.0)), sy(y0.max(0.0).min(y)));
+                        let _ = write!(
+                            s,
+                            r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{c}"/>"#,
+                            slot * 0.9,
+                            (bottom - top).max(0.0)
+                        );
+                    }
+                }
+            }
+            // Legend entry.
+            let ly = TOP + 10.0 + 20.0 * i as f64;
+            let lx = LEFT + pw + 14.0;
+            let _ = write!(
+                s,
+                r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{c}"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
+                ly - 9.0,
+                lx + 20.0,
+                ly,
+                esc(&short(&se.name, 18))
+            );
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+}
+
+/// `s` cut to `n` characters with an ellipsis.
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        let t: Vec<f64> = nice_ticks(0.0, 1.0)
+            .iter()
+            .map(|v| (v * 1e6).round() / 1e6)
+            .collect();
+        assert_eq!(t, vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0]);
+        assert_eq!(nice_ticks(3.0, 47.0), vec![10.0, 20.0, 30.0, 40.0]);
+        assert_eq!(fmt_num(25000.0), "25k");
+        assert_eq!(fmt_num(0.25), "0.25");
+    }
+
+    #[test]
+    fn svg_parses_and_names_every_series() {
+        let c = Chart {
+            title: "a < b".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: Some(vec!["1MiB".into(), "2MiB".into()]),
+            kind: Kind::Bars,
+            series: vec![
+                Series {
+                    name: "lru".into(),
+                    points: vec![(0.0, 1.0), (1.0, 2.0)],
+                },
+                Series {
+                    name: "ts-clock:ppb=1024".into(),
+                    points: vec![(0.0, 3.0), (1.0, f64::NAN)],
+                },
+            ],
+            y_from_zero: true,
+        };
+        let svg = c.svg();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let names: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("series"))
+            .map(|n| n.attribute("data-series").unwrap())
+            .collect();
+        assert_eq!(names, ["lru", "ts-clock:ppb=1024"]);
+    }
+}

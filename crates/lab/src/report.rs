@@ -1,0 +1,148 @@
+//! The HTML report (issue 5, item 5): one self-contained file, `report.html`, with
+//! the figures inline (SVG), the results table, the per-cell timings, the
+//! configuration and the environment. No scripts, no external references: it opens
+//! offline in any browser.
+
+use std::fmt::Write;
+
+use crate::cell::{CellResult, VERSION};
+use crate::config::Plan;
+use crate::figures::{Figure, FIGURES};
+use crate::plot::{esc, fmt_num};
+use crate::runner::Outcome;
+
+/// Extra text a preset adds at the top (claims next to measurements).
+#[derive(Clone, Debug, Default)]
+pub struct Preface {
+    /// HTML-escaped paragraphs are built from these lines.
+    pub lines: Vec<String>,
+}
+
+const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
+th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
+pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
+
+fn pct(v: f64) -> String {
+    format!("{:.2}%", v * 100.0)
+}
+
+/// The report as HTML text.
+pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Preface) -> String {
+    let mut h = String::new();
+    let name = esc(&plan.exp.name);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — {name}</title><style>{STYLE}</style></head><body>"
+    );
+    let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
+    for l in &preface.lines {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
+    }
+    let _ = write!(
+        h,
+        "<p>{} cells ({} computed in this run, {} reused from earlier runs){}; {} traces, {} policies, {} cache sizes, {} device columns.</p>",
+        outcome.total,
+        outcome.computed,
+        outcome.reused,
+        if outcome.interrupted { ", <b>interrupted: some cells are missing</b>" } else { "" },
+        plan.traces.len(),
+        plan.policies.len(),
+        plan.sizes.len(),
+        plan.devices.len()
+    );
+    h.push_str("<h2>Traces</h2><table><tr><th class=l>trace</th><th>requests</th><th>page accesses</th><th>footprint (pages)</th><th class=l>xxh3</th><th class=l>path</th></tr>");
+    for t in &outcome.traces {
+        let _ = write!(
+            h,
+            "<tr><td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=l>{}</td><td class=l>{}</td></tr>",
+            esc(&t.label),
+            t.requests,
+            t.accesses,
+            t.footprint_pages,
+            t.checksum,
+            esc(&t.path)
+        );
+    }
+    h.push_str("</table><h2>Figures</h2>");
+    for f in figures {
+        let what = FIGURES
+            .iter()
+            .find(|(k, _)| *k == f.kind)
+            .map_or("", |(_, d)| d);
+        let _ = write!(
+            h,
+            "<figure id=\"{}\">{}<figcaption>{} ({}.svg)</figcaption></figure>",
+            esc(&f.stem),
+            f.chart.svg(),
+            esc(what),
+            esc(&f.stem)
+        );
+    }
+    h.push_str("<h2>Results</h2>");
+    h.push_str(&table(&outcome.results));
+    h.push_str("<h2>Configuration</h2><pre>");
+    h.push_str(&esc(&toml::to_string_pretty(&plan.exp).unwrap_or_default()));
+    h.push_str("</pre><h2>Environment</h2><table>");
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    for (k, v) in [
+        ("wafer version", VERSION.to_string()),
+        (
+            "OS / arch",
+            format!("{} / {}", std::env::consts::OS, std::env::consts::ARCH),
+        ),
+        ("CPUs", cpus.to_string()),
+        ("worker threads", outcome.jobs.to_string()),
+        ("run wall time", format!("{:.2} s", outcome.elapsed_s)),
+        (
+            "cell time (sum)",
+            format!(
+                "{:.2} s",
+                outcome.results.iter().map(|r| r.elapsed_s).sum::<f64>()
+            ),
+        ),
+    ] {
+        let _ = write!(
+            h,
+            "<tr><th class=l>{k}</th><td class=l>{}</td></tr>",
+            esc(&v)
+        );
+    }
+    h.push_str("</table></body></html>\n");
+    h
+}
+
+fn table(results: &[CellResult]) -> String {
+    let mut h = String::from(
+        "<table><tr><th class=l>trace</th><th class=l>policy</th><th class=l>cache</th><th class=l>device</th><th>pages</th><th>hit ratio</th><th>read hits</th><th>write hits</th><th>page reads</th><th>pages written</th><th>write I/Os</th><th>WAF</th><th>erases</th><th>est. time (s)</th><th>cell time (s)</th><th class=l>cell</th></tr>",
+    );
+    for r in results {
+        let p = &r.params;
+        let (waf, erases) = match &r.ftl {
+            Some(f) => (format!("{:.3}", f.waf), fmt_num(f.erases as f64)),
+            None => ("".into(), "".into()),
+        };
+        let _ = write!(
+            h,
+            "<tr><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.2}</td><td class=l>{}</td></tr>",
+            esc(&p.trace),
+            esc(&p.policy),
+            esc(&p.cache),
+            esc(&p.device),
+            r.capacity_pages,
+            pct(r.cache.hit_ratio),
+            pct(r.cache.read_hit_ratio),
+            pct(r.cache.write_hit_ratio),
+            r.cache.page_reads,
+            r.write_backs(),
+            r.cache.write_ios,
+            waf,
+            erases,
+            r.io_time_s(),
+            r.elapsed_s,
+            r.id
+        );
+    }
+    h.push_str("</table>");
+    h
+}

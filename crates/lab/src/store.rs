@@ -1,0 +1,152 @@
+//! The results store (issue 5, item 3): `<out>/cells/<cell-id>.json`, one file per
+//! finished cell, written atomically the moment the cell finishes, and the aggregate
+//! tables `results.csv` and `results.json` (one row per cell, see
+//! [`CellResult::row`]), rewritten atomically after the run.
+//!
+//! Atomic write: the bytes go to `<name>.tmp.<pid>` in the same folder, are fsynced,
+//! and the file is renamed over the target, then the folder is fsynced; a reader (or a
+//! rerun after a kill) sees either the old file or the complete new one. Cell files
+//! that do not parse (a foreign file, an older layout) are treated as missing.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cell::CellResult;
+use crate::error::LabError;
+
+/// Write `bytes` to `path` atomically (tmp + fsync + rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    let mut f = fs::File::create(&tmp).map_err(|e| LabError::io(&tmp, e))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| LabError::io(&tmp, e))?;
+    drop(f);
+    fs::rename(&tmp, path).map_err(|e| LabError::io(path, e))?;
+    if let Ok(d) = fs::File::open(dir) {
+        // Persist the rename; not all platforms allow syncing a folder.
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// The store of one experiment's output folder.
+#[derive(Clone, Debug)]
+pub struct Store {
+    out: PathBuf,
+}
+
+impl Store {
+    /// The store in `out` (created on first write).
+    pub fn new(out: &Path) -> Store {
+        Store {
+            out: out.to_path_buf(),
+        }
+    }
+
+    /// The output folder.
+    pub fn out(&self) -> &Path {
+        &self.out
+    }
+
+    /// Path of a cell's file.
+    pub fn cell_path(&self, id: &str) -> PathBuf {
+        self.out.join("cells").join(format!("{id}.json"))
+    }
+
+    /// The stored result of cell `id`, if there is a readable one.
+    pub fn load(&self, id: &str) -> Option<CellResult> {
+        let bytes = fs::read(self.cell_path(id)).ok()?;
+        let r: CellResult = serde_json::from_slice(&bytes).ok()?;
+        (r.id == id).then_some(r)
+    }
+
+    /// Store a finished cell.
+    pub fn save(&self, r: &CellResult) -> Result<(), LabError> {
+        let json = serde_json::to_vec(r).map_err(|e| LabError::Invalid(e.to_string()))?;
+        write_atomic(&self.cell_path(&r.id), &json)
+    }
+
+    /// Write `results.csv` and `results.json` for `results` (grid order).
+    pub fn write_tables(&self, results: &[CellResult]) -> Result<(), LabError> {
+        let rows: Vec<_> = results.iter().map(|r| r.row(true)).collect();
+        let json: Vec<serde_json::Map<String, serde_json::Value>> = rows
+            .iter()
+            .map(|row| row.iter().cloned().collect())
+            .collect();
+        let text =
+            serde_json::to_string_pretty(&json).map_err(|e| LabError::Invalid(e.to_string()))?;
+        write_atomic(&self.out.join("results.json"), text.as_bytes())?;
+        write_atomic(&self.out.join("results.csv"), csv(&rows).as_bytes())
+    }
+}
+
+/// Rows as CSV (header from the first row; every row has the same columns).
+pub fn csv(rows: &[Vec<(String, serde_json::Value)>]) -> String {
+    let mut s = String::new();
+    let Some(first) = rows.first() else {
+        return s;
+    };
+    let header: Vec<&str> = first.iter().map(|(k, _)| k.as_str()).collect();
+    s.push_str(&header.join(","));
+    s.push('\n');
+    for row in rows {
+        let cells: Vec<String> = row.iter().map(|(_, v)| csv_field(v)).collect();
+        s.push_str(&cells.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+fn csv_field(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(t) => {
+            if t.contains([',', '"', '\n']) {
+                format!("\"{}\"", t.replace('"', "\"\""))
+            } else {
+                t.clone()
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temporaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a/b.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path().join("a")).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn csv_quotes_what_needs_quoting() {
+        let rows = vec![vec![
+            (
+                "policy".to_string(),
+                serde_json::json!("clock:insert_ref=0,x=1"),
+            ),
+            ("hits".to_string(), serde_json::json!(3)),
+            ("ftl_waf".to_string(), serde_json::Value::Null),
+        ]];
+        assert_eq!(
+            csv(&rows),
+            "policy,hits,ftl_waf\n\"clock:insert_ref=0,x=1\",3,\n"
+        );
+    }
+}

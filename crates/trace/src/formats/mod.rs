@@ -1,0 +1,208 @@
+//! The readers of every input format and the format detection behind
+//! [`crate::format::open`].
+//!
+//! One file per format; [`text`] and [`binary`] hold the shared decoding loops,
+//! [`fields`] the byte-level parsing, [`block`] the block-layer conventions (RWBS,
+//! device numbers), [`source`] the decompression.
+//!
+//! Detection (when no format is forced) looks at the first 64 KiB of the
+//! decompressed stream:
+//! 1. a NUL byte or other control bytes mean binary: vscsi v1, vscsi v2 and
+//!    oracleGeneral are tried by their record structure (version bytes and SCSI
+//!    opcodes; `next_access_vtime` pointing forward);
+//! 2. otherwise every text format's own decoder is run on up to 64 complete lines,
+//!    in the order of [`TEXT_ORDER`]; the first that accepts them all wins. The
+//!    generic format is never guessed (it needs a column mapping); giving a
+//!    [`crate::format::GenericSpec`] without a format selects it.
+//!
+//! When nothing fits, the error lists what was tried and suggests `--format`.
+
+mod android;
+mod binary;
+mod blkparse;
+mod block;
+mod cloudphysics_csv;
+mod disksim;
+mod fields;
+mod fiu;
+mod generic;
+mod lackey;
+mod msr;
+mod oracle_general;
+mod source;
+mod spc;
+mod text;
+mod vscsi;
+
+pub(crate) use source::Stream;
+
+use crate::error::{Error, Result};
+use crate::format::{Format, ReadOptions, RequestReader, TraceMeta};
+use binary::BinaryReader;
+use std::path::Path;
+use text::{accepts, TextReader};
+
+/// Text formats in the order detection tries them (most distinctive first).
+pub(crate) const TEXT_ORDER: [Format; 8] = [
+    Format::CloudphysicsCsv,
+    Format::Android,
+    Format::Blkparse,
+    Format::Lackey,
+    Format::Msr,
+    Format::Spc,
+    Format::Fiu,
+    Format::Disksim,
+];
+
+/// Binary formats in the order detection tries them.
+pub(crate) const BINARY_ORDER: [Format; 2] = [Format::Vscsi, Format::OracleGeneral];
+
+/// Whether the start of a stream looks like text.
+fn is_text(head: &[u8]) -> bool {
+    !head
+        .iter()
+        .any(|&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t'))
+}
+
+/// The vscsi version (1 or 2) `head` looks like, if any.
+fn vscsi_version(head: &[u8]) -> Option<u8> {
+    if vscsi::looks_like(head, 32, 14, 12, 1) {
+        Some(1)
+    } else if vscsi::looks_like(head, 40, 2, 0, 2) {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// Guess the format of a stream from its first bytes (`complete`: they are the
+/// whole stream).
+fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
+    if !is_text(head) {
+        if vscsi_version(head).is_some() {
+            return Some(Format::Vscsi);
+        }
+        return oracle_general::looks_like(head).then_some(Format::OracleGeneral);
+    }
+    TEXT_ORDER.into_iter().find(|&f| match f {
+        Format::CloudphysicsCsv => accepts(cloudphysics_csv::CloudphysicsCsv, head, complete),
+        Format::Android => accepts(android::Android, head, complete),
+        Format::Blkparse => accepts(blkparse::Blkparse::default(), head, complete),
+        Format::Lackey => accepts(
+            lackey::Lackey {
+                instructions: opts.instructions,
+            },
+            head,
+            complete,
+        ),
+        Format::Msr => accepts(msr::Msr, head, complete),
+        Format::Spc => accepts(spc::Spc, head, complete),
+        Format::Fiu => accepts(fiu::Fiu, head, complete),
+        Format::Disksim => accepts(disksim::Disksim, head, complete),
+        _ => false,
+    })
+}
+
+fn not_detected(path: &Path) -> Error {
+    let tried: Vec<&str> = std::iter::once(Format::Wtr)
+        .chain(BINARY_ORDER)
+        .chain(TEXT_ORDER)
+        .map(Format::name)
+        .collect();
+    Error::corrupt(
+        path,
+        format!(
+            "cannot detect the trace format (tried {}); pass --format (and a column \
+             mapping for generic text)",
+            tried.join(", ")
+        ),
+    )
+}
+
+/// Open a (possibly compressed) stream named `path` as a trace.
+pub(crate) fn open_stream(
+    path: &Path,
+    raw: Stream,
+    opts: &ReadOptions,
+) -> Result<Box<dyn RequestReader>> {
+    let stream = source::decompress(path, raw)?;
+    let (head, stream) = source::peek(path, stream, source::PEEK)?;
+    let complete = head.len() < source::PEEK;
+    let format = match (opts.format, &opts.generic) {
+        (Some(f), _) => f,
+        (None, Some(_)) => Format::Generic,
+        (None, None) => {
+            if head.starts_with(&crate::wtr::MAGIC) {
+                return Err(Error::corrupt(
+                    path,
+                    "a compressed .wtr file: .wtr is compressed already, decompress it first",
+                ));
+            }
+            detect(&head, complete, opts).ok_or_else(|| not_detected(path))?
+        }
+    };
+    let mut meta = TraceMeta {
+        path: path.to_path_buf(),
+        format: Some(format),
+        has_time: !matches!(format, Format::Lackey),
+        has_op: format != Format::OracleGeneral,
+        requests: None,
+    };
+    let skip = opts.skip_invalid;
+    Ok(match format {
+        Format::Wtr => {
+            return Err(Error::corrupt(
+                path,
+                "a .wtr trace must be opened from an uncompressed file",
+            ))
+        }
+        Format::Msr => Box::new(TextReader::new(stream, msr::Msr, meta, skip)),
+        Format::Spc => Box::new(TextReader::new(stream, spc::Spc, meta, skip)),
+        Format::Blkparse => Box::new(TextReader::new(
+            stream,
+            blkparse::Blkparse::default(),
+            meta,
+            skip,
+        )),
+        Format::Fiu => Box::new(TextReader::new(stream, fiu::Fiu, meta, skip)),
+        Format::Disksim => Box::new(TextReader::new(stream, disksim::Disksim, meta, skip)),
+        Format::CloudphysicsCsv => Box::new(TextReader::new(
+            stream,
+            cloudphysics_csv::CloudphysicsCsv,
+            meta,
+            skip,
+        )),
+        Format::Android => Box::new(TextReader::new(stream, android::Android, meta, skip)),
+        Format::Lackey => Box::new(TextReader::new(
+            stream,
+            lackey::Lackey {
+                instructions: opts.instructions,
+            },
+            meta,
+            skip,
+        )),
+        Format::Generic => {
+            let spec = opts.generic.clone().ok_or_else(|| {
+                Error::Invalid(
+                    "the generic format needs a column mapping (offset column, units, ...)"
+                        .to_string(),
+                )
+            })?;
+            meta.has_time = spec.time_col.is_some();
+            meta.has_op = spec.op_col.is_some();
+            let parser = generic::Generic::new(spec).map_err(Error::Invalid)?;
+            Box::new(TextReader::new(stream, parser, meta, skip))
+        }
+        Format::Vscsi => match vscsi_version(&head) {
+            Some(2) => Box::new(BinaryReader::new(stream, vscsi::VscsiV2, meta, skip)),
+            // Forced on data of neither version: v1 reports the bad version field.
+            _ => Box::new(BinaryReader::new(stream, vscsi::VscsiV1, meta, skip)),
+        },
+        Format::OracleGeneral => Box::new(BinaryReader::new(
+            stream,
+            oracle_general::OracleGeneral,
+            meta,
+            skip,
+        )),
+    })
+}

@@ -1,0 +1,95 @@
+//! CloudPhysics VMware vscsi block traces (Waldspurger et al., FAST'15), as
+//! libCacheSim distributes them.
+//!
+//! Packed little-endian records, no header (`reference/libcachesim-parity.md`):
+//! v1 (32 B) `u32 sn, u32 len_bytes, u32 nSG, u16 cmd, u16 ver (0x01xx), u64 lbn,
+//! u64 ts_us`; v2 (40 B) `u16 cmd, u16 ver (0x02xx), u32 sn, u32 len, u32 nSG,
+//! u64 lbn, u64 ts_us, u64 rt`. lbn is 512 B sectors, ts microseconds (kept as is,
+//! times 1000). The op comes from the SCSI opcode: READ(6/10/12/16) `08 28 a8 88`
+//! and WRITE(6/10/12/16) `0a 2a aa 8a`; any other command (TEST UNIT READY, INQUIRY,
+//! SYNCHRONIZE CACHE, ...) moves no user data and is skipped, like blkparse's `N`
+//! records. A record whose version field is not the file's version is malformed.
+
+use super::binary::{le_u16, le_u32, le_u64, RecordFormat};
+use crate::request::{Op, Request, SECTOR};
+
+/// The op of a SCSI command opcode, `None` for commands that move no user data.
+pub(crate) fn scsi_op(code: u8) -> Option<Op> {
+    match code {
+        0x08 | 0x28 | 0xa8 | 0x88 => Some(Op::Read),
+        0x0a | 0x2a | 0xaa | 0x8a => Some(Op::Write),
+        _ => None,
+    }
+}
+
+fn push(cmd: u16, len: u32, lbn: u64, ts_us: u64, out: &mut Vec<Request>) -> Result<(), String> {
+    let Some(op) = u8::try_from(cmd).ok().and_then(scsi_op) else {
+        return Ok(());
+    };
+    let offset = lbn
+        .checked_mul(SECTOR)
+        .ok_or_else(|| format!("expected an lbn below 2^55, found {lbn}"))?;
+    let time_ns = ts_us
+        .checked_mul(1000)
+        .ok_or_else(|| format!("expected a timestamp below 2^64 ns, found {ts_us} us"))?;
+    out.push(Request {
+        time_ns,
+        offset,
+        len,
+        dev: 0,
+        op,
+    });
+    Ok(())
+}
+
+/// vscsi version 1 (32-byte records).
+pub(crate) struct VscsiV1;
+
+impl RecordFormat for VscsiV1 {
+    const SIZE: usize = 32;
+    fn decode(&mut self, r: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
+        let ver = le_u16(r, 14);
+        if ver >> 8 != 1 {
+            return Err(format!("expected vscsi version 0x01xx, found {ver:#06x}"));
+        }
+        push(
+            le_u16(r, 12),
+            le_u32(r, 4),
+            le_u64(r, 16),
+            le_u64(r, 24),
+            out,
+        )
+    }
+}
+
+/// vscsi version 2 (40-byte records).
+pub(crate) struct VscsiV2;
+
+impl RecordFormat for VscsiV2 {
+    const SIZE: usize = 40;
+    fn decode(&mut self, r: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
+        let ver = le_u16(r, 2);
+        if ver >> 8 != 2 {
+            return Err(format!("expected vscsi version 0x02xx, found {ver:#06x}"));
+        }
+        push(
+            le_u16(r, 0),
+            le_u32(r, 8),
+            le_u64(r, 16),
+            le_u64(r, 24),
+            out,
+        )
+    }
+}
+
+/// Whether `head` (the start of a stream) looks like vscsi records of `size` bytes
+/// whose version byte sits at `ver_at`: every whole record in it has that version
+/// and at least one carries a read or write opcode at `cmd_at`.
+pub(crate) fn looks_like(head: &[u8], size: usize, ver_at: usize, cmd_at: usize, ver: u8) -> bool {
+    let recs: Vec<&[u8]> = head.chunks_exact(size).take(64).collect();
+    !recs.is_empty()
+        && recs.iter().all(|r| r[ver_at + 1] == ver)
+        && recs
+            .iter()
+            .any(|r| r[cmd_at + 1] == 0 && scsi_op(r[cmd_at]).is_some())
+}
