@@ -14,7 +14,7 @@ use crate::error::FtlError;
 use crate::flash::Flash;
 use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
-use crate::metrics::Metrics;
+use crate::metrics::{Counters, Metrics};
 
 const NIL: u32 = u32::MAX;
 
@@ -134,6 +134,11 @@ impl Ftl for BlockFtl {
 
     fn metrics(&self) -> Metrics {
         self.f.metrics("block")
+    }
+
+    #[inline]
+    fn counters(&self) -> &Counters {
+        &self.f.c
     }
 
     fn reset_counters(&mut self) {

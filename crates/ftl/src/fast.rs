@@ -31,7 +31,7 @@ use crate::error::FtlError;
 use crate::flash::Flash;
 use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
-use crate::metrics::Metrics;
+use crate::metrics::{Counters, Metrics};
 use std::collections::VecDeque;
 
 const NIL: u32 = u32::MAX;
@@ -311,6 +311,11 @@ impl Ftl for FastFtl {
 
     fn metrics(&self) -> Metrics {
         self.f.metrics("fast")
+    }
+
+    #[inline]
+    fn counters(&self) -> &Counters {
+        &self.f.c
     }
 
     fn reset_counters(&mut self) {

@@ -5,7 +5,7 @@ use crate::block::BlockFtl;
 use crate::error::FtlError;
 use crate::fast::FastFtl;
 use crate::geometry::Geometry;
-use crate::metrics::Metrics;
+use crate::metrics::{Counters, Metrics};
 use crate::page::PageFtl;
 
 /// A flash translation layer driven by page-granular host operations.
@@ -21,6 +21,10 @@ pub trait Ftl {
     fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
     /// The report of the current measurement window.
     fn metrics(&self) -> Metrics;
+    /// The current window's raw counters, without building a report: a cheap view for
+    /// callers that take counter deltas around every call (the timed SSD of wafer-ssd
+    /// charges each host operation the flash time, GC included, that it caused).
+    fn counters(&self) -> &Counters;
     /// Start a new measurement window (counters to zero; wear is kept).
     fn reset_counters(&mut self);
     /// The device shape.
@@ -81,6 +85,10 @@ impl Ftl for AnyFtl {
     }
     fn metrics(&self) -> Metrics {
         each!(self, f => f.metrics())
+    }
+    #[inline]
+    fn counters(&self) -> &Counters {
+        each!(self, f => f.counters())
     }
     fn reset_counters(&mut self) {
         each!(self, f => f.reset_counters())

@@ -19,7 +19,7 @@ use crate::error::FtlError;
 use crate::flash::Flash;
 use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
-use crate::metrics::Metrics;
+use crate::metrics::{Counters, Metrics};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -355,6 +355,11 @@ impl Ftl for PageFtl {
 
     fn metrics(&self) -> Metrics {
         self.f.metrics("page")
+    }
+
+    #[inline]
+    fn counters(&self) -> &Counters {
+        &self.f.c
     }
 
     fn reset_counters(&mut self) {
