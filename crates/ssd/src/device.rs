@@ -9,17 +9,27 @@
 //!   from the arrivals in order (Lindley's recurrence), which is what makes the model
 //!   exact to the nanosecond and fast; idle periods, APU firings and queue lengths
 //!   are events between arrivals and are computed exactly in [`Ssd::submit`].
-//! * **Pages** of a request are served in ascending order. A *controller cursor*
-//!   carries cache work: a read hit or a write into the cache costs
-//!   `t_cache + t_bus` on it. Flash work runs on `units = channels x ways` parallel
-//!   units; page `p` sits on unit `p mod units` (logical striping). A flash read
-//!   occupies its unit for `t_bus + t_read`, a program written straight through (no
-//!   cache) for `t_bus + t_program + GC`, each starting when both the cursor and the
-//!   unit are free; the cursor does not wait for them. An on-demand update programs
-//!   the victim first (`t_program + GC` on the victim's unit) and the new data enters
-//!   the line only when the program has finished (the line holds the only copy of
-//!   the victim until then): the cursor waits for it. With one unit and no cache,
-//!   every page costs its sum of times, which is §11.4's single server.
+//! * **Pages** of a request are served in ascending order. The *host link* (host
+//!   interface and controller, one serial lane) carries every page once: `t_bus` for
+//!   its transfer, plus `t_cache` when the cache DRAM holds or takes it. Flash work
+//!   runs on `units = channels x ways` parallel units; page `p` sits on unit
+//!   `p mod units` (logical striping; channels and ways only matter through their
+//!   product in this model). Per page:
+//!   - read hit: link `t_cache + t_bus`;
+//!   - flash read (miss, or no cache): the read is issued to its unit at the request's
+//!     start and takes `t_read` there; the page then crosses the link (`t_bus`) in
+//!     order, after the previous page;
+//!   - write into the cache: link `t_bus`, then `t_cache`; an on-demand update first
+//!     programs the victim (`t_program` + GC on the victim's unit) and the new data
+//!     enters the line only when that program has finished (the line holds the only
+//!     copy of the victim until then), so the link waits for it;
+//!   - write without a cache: link `t_bus`, then `t_program` + GC on the page's unit,
+//!     which overlaps the transfer of the next page.
+//!
+//!   The request completes when its last page has (link and units). With one unit
+//!   this is §11.4's single server except that a page's transfer overlaps flash work
+//!   of its neighbours (a pipelined controller); with zero `t_bus` and `t_cache` it is
+//!   exactly the sum of the flash times.
 //! * **Idle**: the device is idle when no request is in it and no flush runs. After
 //!   `idle_threshold` of continuous idleness one APU flush starts (one page
 //!   program, GC included); when it ends the device is idle again and the next flush
@@ -283,16 +293,17 @@ impl<F: Flash> Ssd<F> {
             self.wrapped += 1;
         }
         let (tc, tb) = (self.cfg.t_cache_ns, self.cfg.t_bus_ns);
-        let mut cur = start;
+        // `link`: the host link's free time; `done`: the latest page completion.
+        let mut link = start;
         let mut done = start;
         for p in first..=last {
             let lpn = if p >= lp { p % lp } else { p };
             match req.op {
                 Op::Read => {
                     if let Some(c) = &mut self.cache {
-                        if c.read(lpn, cur) {
-                            cur += tc + tb;
-                            done = done.max(cur);
+                        if c.read(lpn, link) {
+                            link += tc + tb;
+                            done = done.max(link);
                             continue;
                         }
                     }
@@ -300,29 +311,31 @@ impl<F: Flash> Ssd<F> {
                     self.ops.page_reads += 1;
                     self.ops.flash_ns += d;
                     let u = (lpn % self.nunits) as usize;
-                    let e = cur.max(self.units[u]) + tb + d;
+                    let e = start.max(self.units[u]) + d;
                     self.units[u] = e;
-                    done = done.max(e);
+                    link = link.max(e) + tb;
+                    done = done.max(link);
                 }
                 Op::Write => {
+                    link += tb;
                     if let Some(c) = &mut self.cache {
-                        if let Some(v) = c.write(lpn, cur) {
+                        if let Some(v) = c.write(lpn, link) {
                             let d = self.flash.program(v)?;
                             self.ops.on_demand_programs += 1;
                             self.ops.flash_ns += d;
                             let u = (v % self.nunits) as usize;
-                            let e = cur.max(self.units[u]) + d;
+                            let e = link.max(self.units[u]) + d;
                             self.units[u] = e;
-                            cur = e;
+                            link = e;
                         }
-                        cur += tc + tb;
-                        done = done.max(cur);
+                        link += tc;
+                        done = done.max(link);
                     } else {
                         let d = self.flash.program(lpn)?;
                         self.ops.direct_programs += 1;
                         self.ops.flash_ns += d;
                         let u = (lpn % self.nunits) as usize;
-                        let e = cur.max(self.units[u]) + tb + d;
+                        let e = link.max(self.units[u]) + d;
                         self.units[u] = e;
                         done = done.max(e);
                     }

@@ -68,16 +68,4 @@ impl Links {
     pub fn next_of(&self, i: u32) -> u32 {
         self.next[i as usize]
     }
-
-    /// Members of `l`, head first (tests and invariant checks).
-    #[cfg(test)]
-    pub fn collect(&self, l: &List) -> Vec<u32> {
-        let mut v = vec![];
-        let mut i = l.head;
-        while i != NIL {
-            v.push(i);
-            i = self.next[i as usize];
-        }
-        v
-    }
 }
