@@ -14,6 +14,7 @@ pub mod densify;
 pub mod error;
 pub mod format;
 mod formats;
+pub mod gen;
 pub mod request;
 pub mod stats;
 pub mod units;

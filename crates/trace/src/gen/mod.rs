@@ -1,0 +1,307 @@
+//! Deterministic synthetic workload generators.
+//!
+//! Every generator is a [`RequestReader`]: it streams requests in O(1) memory, and the
+//! same parameters (seed included) give the same requests on every run and platform
+//! (PCG-64 seeded through `seed_from_u64`; arrival gaps use a second stream derived
+//! from the same seed, so the arrival process never changes addresses).
+//!
+//! [`GenSpec`] names a generator and all its parameters. It is what experiment files
+//! hold (`kind = "zipf"`, `theta = 0.99`, ...), what `wafer trace gen` builds from its
+//! flags, and what [`GenSpec::open`] turns into a reader after validating every
+//! parameter. [`KINDS`] describes each kind for `--list` and the docs.
+
+mod arrival;
+mod paper004;
+mod size;
+mod stream;
+
+pub use arrival::Arrival;
+pub use paper004::{MicroKind, MicroParams};
+pub use size::SizeDist;
+
+use crate::error::{Error, Result};
+use crate::format::RequestReader;
+use crate::request::Request;
+use crate::units::parse_size;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A generator and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum GenSpec {
+    /// Paper 004 Table 5: Constant Write Only.
+    ConstantWrite(MicroParams),
+    /// Paper 004 Table 5: Random Write Only.
+    RandomWrite(MicroParams),
+    /// Paper 004 Table 5: Random Write Biased (90% W / 10% R).
+    WriteBiased(MicroParams),
+    /// Paper 004 Table 5: Thrash Balanced.
+    Thrash(MicroParams),
+}
+
+impl GenSpec {
+    /// The kind's name (`zipf`, `block-utilization`, `thrash`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            GenSpec::ConstantWrite(_) => MicroKind::ConstantWrite.name(),
+            GenSpec::RandomWrite(_) => MicroKind::RandomWrite.name(),
+            GenSpec::WriteBiased(_) => MicroKind::WriteBiased.name(),
+            GenSpec::Thrash(_) => MicroKind::Thrash.name(),
+        }
+    }
+
+    /// The kind with every parameter at its default, or `None` for an unknown name.
+    pub fn default_for(kind: &str) -> Option<GenSpec> {
+        let m = MicroParams::default();
+        Some(match kind {
+            "constant-write" => GenSpec::ConstantWrite(m),
+            "random-write" => GenSpec::RandomWrite(m),
+            "write-biased" => GenSpec::WriteBiased(m),
+            "thrash" => GenSpec::Thrash(m),
+            _ => return None,
+        })
+    }
+
+    /// Check every parameter; the error names the kind, the parameter and its range.
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            GenSpec::ConstantWrite(p) => p.validate(MicroKind::ConstantWrite),
+            GenSpec::RandomWrite(p) => p.validate(MicroKind::RandomWrite),
+            GenSpec::WriteBiased(p) => p.validate(MicroKind::WriteBiased),
+            GenSpec::Thrash(p) => p.validate(MicroKind::Thrash),
+        }
+    }
+
+    /// Validate, then open the generator as a streaming reader.
+    pub fn open(&self) -> Result<Box<dyn RequestReader>> {
+        let label = self.to_string();
+        match self {
+            GenSpec::ConstantWrite(p) => p.open(MicroKind::ConstantWrite, label),
+            GenSpec::RandomWrite(p) => p.open(MicroKind::RandomWrite, label),
+            GenSpec::WriteBiased(p) => p.open(MicroKind::WriteBiased, label),
+            GenSpec::Thrash(p) => p.open(MicroKind::Thrash, label),
+        }
+    }
+
+    /// Generate every request into memory (for tests and small traces; use
+    /// [`GenSpec::open`] to stream).
+    pub fn collect(&self) -> Result<Vec<Request>> {
+        let mut reader = self.open()?;
+        let mut all = Vec::new();
+        let mut batch = Vec::new();
+        while reader.read_batch(&mut batch)? {
+            all.extend_from_slice(&batch);
+        }
+        Ok(all)
+    }
+
+    /// The spec's parameters as `key=value` pairs, alphabetical, unset options left
+    /// out.
+    pub fn params(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(self) {
+            for (k, v) in map {
+                match v {
+                    serde_json::Value::Null => {}
+                    _ if k == "kind" => {}
+                    serde_json::Value::String(s) => out.push((k, s)),
+                    v => out.push((k, v.to_string())),
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The label: the kind followed by every parameter, e.g.
+/// `thrash arrival=poisson:10ms requests=10000 seed=1 span=16GiB`.
+impl fmt::Display for GenSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.kind())?;
+        for (k, v) in self.params() {
+            write!(f, " {k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One parameter of a generator kind, for `--list` and the docs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ParamInfo {
+    /// Name (the experiment-file key; `--name` with `_` as `-` on the command line).
+    pub name: &'static str,
+    /// Default value as text.
+    pub default: &'static str,
+    /// What it means and its range.
+    pub doc: &'static str,
+}
+
+/// A generator kind, for `--list` and the docs.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct KindInfo {
+    /// The kind's name.
+    pub name: &'static str,
+    /// One line on what it generates.
+    pub summary: &'static str,
+    /// Where the pattern comes from.
+    pub source: &'static str,
+    /// Its parameters.
+    pub params: &'static [ParamInfo],
+}
+
+const fn p(name: &'static str, default: &'static str, doc: &'static str) -> ParamInfo {
+    ParamInfo { name, default, doc }
+}
+
+const MICRO_PARAMS: &[ParamInfo] = &[
+    p("seed", "1", "random seed"),
+    p("requests", "10000", "number of requests"),
+    p(
+        "span",
+        "16GiB",
+        "device span that random starts cover (multiple of 4 KiB)",
+    ),
+    p(
+        "arrival",
+        "poisson:10ms",
+        "none | fixed:<duration> | poisson:<mean gap> | poisson:<rate>/s",
+    ),
+    p(
+        "max_blocks",
+        "by kind (8192 or 200)",
+        "sizes are uniform on [1, max_blocks-1] blocks of 512 B",
+    ),
+    p(
+        "write_ratio",
+        "by kind (1, 1, 0.9, 0.5)",
+        "fraction of writes, 0..=1, drawn per request",
+    ),
+    p(
+        "cache",
+        "8MiB",
+        "thrash only: cache size that separates the regions (use the cache under test)",
+    ),
+    p(
+        "regions",
+        "2",
+        "thrash only: requests per round; n+1 thrashes an n-way cache",
+    ),
+];
+
+/// Every generator kind.
+pub const KINDS: &[KindInfo] = &[
+    KindInfo {
+        name: "constant-write",
+        summary: "100% writes, all starting at sector 0, sizes uniform 1..8191 blocks of 512 B",
+        source: "paper 004 Table 5 (Constant Write Only); reference/policies.md 11.5",
+        params: MICRO_PARAMS,
+    },
+    KindInfo {
+        name: "random-write",
+        summary: "100% writes at random 4 KiB-aligned starts over the span, sizes 1..199 blocks",
+        source: "paper 004 Table 5 (Random Write Only); reference/policies.md 11.5",
+        params: MICRO_PARAMS,
+    },
+    KindInfo {
+        name: "write-biased",
+        summary: "90% writes / 10% reads at random 4 KiB-aligned starts, sizes 1..199 blocks",
+        source: "paper 004 Table 5 (Random Write Biased); reference/policies.md 11.5",
+        params: MICRO_PARAMS,
+    },
+    KindInfo {
+        name: "thrash",
+        summary: "50% writes / 50% reads in rounds at o, o+cache, ...: every page has a twin in the same cache set",
+        source: "paper 004 Table 5 (Thrash Balanced); reference/policies.md 11.5",
+        params: MICRO_PARAMS,
+    },
+];
+
+/// A byte count in a parameter: a number of bytes or a size string (`16GiB`).
+/// Written back as a size string when a binary unit divides it exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "BytesRepr", into = "BytesRepr")]
+pub struct Bytes(pub u64);
+
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum BytesRepr {
+    Number(u64),
+    Text(String),
+}
+
+impl TryFrom<BytesRepr> for Bytes {
+    type Error = Error;
+    fn try_from(r: BytesRepr) -> Result<Bytes> {
+        match r {
+            BytesRepr::Number(n) => Ok(Bytes(n)),
+            BytesRepr::Text(t) => parse_size(&t).map(Bytes),
+        }
+    }
+}
+
+impl From<Bytes> for BytesRepr {
+    fn from(b: Bytes) -> BytesRepr {
+        let s = b.to_string();
+        match s.parse() {
+            Ok(n) => BytesRepr::Number(n),
+            Err(_) => BytesRepr::Text(s),
+        }
+    }
+}
+
+impl fmt::Display for Bytes {
+    /// The largest binary unit that divides the count exactly (`16GiB`, `6MiB`,
+    /// `1536`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(&str, u64); 4] = [
+            ("TiB", 1 << 40),
+            ("GiB", 1 << 30),
+            ("MiB", 1 << 20),
+            ("KiB", 1 << 10),
+        ];
+        for (unit, scale) in UNITS {
+            if self.0 >= scale && self.0 % scale == 0 {
+                return write!(f, "{}{unit}", self.0 / scale);
+            }
+        }
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A validation error naming the kind and the parameter.
+pub(crate) fn invalid(kind: &str, param: &str, msg: impl fmt::Display) -> Error {
+    Error::Invalid(format!("{kind}: `{param}` {msg}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_defaults_a_summary_and_opens() {
+        for k in KINDS {
+            let spec = GenSpec::default_for(k.name).unwrap_or_else(|| panic!("{}", k.name));
+            assert_eq!(spec.kind(), k.name);
+            assert!(!k.summary.is_empty() && !k.source.is_empty());
+            spec.open().unwrap_or_else(|e| panic!("{}: {e}", k.name));
+            for (name, _) in spec.params() {
+                assert!(
+                    k.params.iter().any(|p| p.name == name),
+                    "{}: {name} undocumented",
+                    k.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_read_numbers_and_sizes_and_print_exact_units() {
+        let b: Bytes = serde_json::from_str("\"16GiB\"").unwrap();
+        assert_eq!(b, Bytes(16 << 30));
+        assert_eq!(b.to_string(), "16GiB");
+        assert_eq!(Bytes(1536).to_string(), "1536");
+        assert_eq!(Bytes(1 << 20 | 1 << 19).to_string(), "1536KiB");
+        assert_eq!(serde_json::to_string(&Bytes(1536)).unwrap(), "1536");
+    }
+}
