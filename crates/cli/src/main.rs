@@ -16,6 +16,7 @@ Examples:
   wafer trace gen zipf --theta 0.99 --requests 1000000 -o zipf.wtr
   wafer sim -t trace.wtr -p lru -p ts-clock -c 16MiB --block 4MiB
   wafer ftl -t after.wtr --device microsd-16g --aging
+  wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru
   wafer run experiment.toml";
 
 /// wafer: a trace-driven laboratory for flash-aware buffer caches.
@@ -41,6 +42,8 @@ enum Command {
     Reproduce(cmd::reproduce::Args),
     /// Replay a trace on a simulated flash device (FAST, page- or block-level FTL).
     Ftl(Box<cmd::ftl::Args>),
+    /// Timed SSD with an on-board write cache and automatic periodic update (paper 004).
+    Ssd(Box<cmd::ssd::Args>),
     /// Run a small TS-CLOCK-style study on a bundled trace and write a report.
     Demo(cmd::demo::Args),
 }
@@ -63,6 +66,7 @@ fn main() {
         Command::Reproduce(a) => cmd::reproduce::run(a),
         Command::Demo(a) => cmd::demo::run(a),
         Command::Ftl(a) => cmd::ftl::run(*a),
+        Command::Ssd(a) => cmd::ssd::run(*a),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -44,6 +44,36 @@ pub enum Arrival {
 }
 
 impl Arrival {
+    /// Parse `trace`, `fixed:<duration>`, `poisson:<mean gap>` (seed 1) or
+    /// `poisson:<mean gap>:<seed>`, or `closed:<depth>`.
+    pub fn parse(s: &str) -> Result<Arrival, SsdError> {
+        let bad = |why: String| {
+            SsdError::Config(format!(
+                "arrival `{s}`: {why} (expected trace, fixed:1ms, poisson:10ms[:seed] or closed:<depth>)"
+            ))
+        };
+        let parts: Vec<&str> = s.trim().split(':').collect();
+        let a = match parts.as_slice() {
+            ["trace"] => Arrival::Trace,
+            ["fixed", d] => Arrival::Fixed {
+                interval_ns: crate::parse_duration_ns(d).map_err(|e| bad(e.to_string()))?,
+            },
+            ["poisson", d] | ["poisson", d, _] => Arrival::Poisson {
+                mean_ns: crate::parse_duration_ns(d).map_err(|e| bad(e.to_string()))?,
+                seed: match parts.get(2) {
+                    Some(x) => x.parse().map_err(|_| bad(format!("seed `{x}` is not a number")))?,
+                    None => 1,
+                },
+            },
+            ["closed", n] => Arrival::Closed {
+                depth: n.parse().map_err(|_| bad(format!("depth `{n}` is not a number")))?,
+            },
+            _ => return Err(bad("unknown form".into())),
+        };
+        a.validate().map_err(|e| bad(e.to_string()))?;
+        Ok(a)
+    }
+
     /// Check the parameters.
     pub fn validate(&self) -> Result<(), SsdError> {
         match *self {

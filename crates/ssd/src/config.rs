@@ -149,3 +149,55 @@ impl SsdConfig {
         Ok(())
     }
 }
+
+/// Parse a duration with a unit (`2ms`, `10us`, `1.5s`, `500ns`) into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<u64, SsdError> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "\u{b5}s" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "" => {
+            return Err(SsdError::Config(format!(
+                "duration `{t}` needs a unit (ns, us, ms or s)"
+            )))
+        }
+        u => return Err(SsdError::Config(format!("unknown duration unit `{u}` in `{t}`"))),
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v * mult < 1.8e19 => Ok((v * mult).round() as u64),
+        _ => Err(SsdError::Config(format!("`{t}` is not a non-negative duration"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration_ns("2ms").unwrap(), 2_000_000);
+        assert_eq!(parse_duration_ns("0.5us").unwrap(), 500);
+        assert_eq!(parse_duration_ns("3s").unwrap(), 3_000_000_000);
+        assert!(parse_duration_ns("3").is_err());
+        assert!(parse_duration_ns("-1ms").is_err());
+        assert!(parse_duration_ns("2hours").is_err());
+    }
+
+    #[test]
+    fn cache_shapes() {
+        let c = |lines, assoc| CacheConfig { lines, assoc, apu: Apu::Off };
+        assert_eq!(c(8, Assoc::Ways(2)).sets(), 4);
+        assert_eq!(c(8, Assoc::Full).sets(), 1);
+        assert!(c(6, Assoc::Ways(4)).validate().is_err());
+        assert!(c(0, Assoc::Ways(1)).validate().is_err());
+        assert_eq!(Assoc::from_name("full").unwrap(), Assoc::Full);
+        assert!(Assoc::from_name("0").is_err());
+        assert_eq!(Apu::from_name("LFU").unwrap(), Apu::Lfu);
+    }
+}

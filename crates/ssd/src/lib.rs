@@ -36,7 +36,7 @@ pub mod metrics;
 
 pub use arrival::{run, Arrival, Arrivals, VecReader};
 pub use cache::{CacheStats, Line, LineState, OnBoardCache};
-pub use config::{Apu, Assoc, CacheConfig, SsdConfig};
+pub use config::{parse_duration_ns, Apu, Assoc, CacheConfig, SsdConfig};
 pub use device::{Completion, Ssd};
 pub use error::SsdError;
 pub use flash::{FixedFlash, Flash, FtlFlash};

@@ -6,6 +6,7 @@ pub mod policies;
 pub mod reproduce;
 pub mod run;
 pub mod sim;
+pub mod ssd;
 pub mod trace;
 
 /// An error in how the command was called (exit status 2), as opposed to a failure

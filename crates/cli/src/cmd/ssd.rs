@@ -1,0 +1,274 @@
+//! `wafer ssd`: a trace or a paper 004 micro benchmark on the timed SSD with an
+//! on-board write cache and automatic periodic update (crate wafer-ssd).
+
+use super::UsageError;
+use crate::progress;
+use anyhow::Context;
+use std::path::PathBuf;
+use wafer_ssd::{
+    parse_duration_ns, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig,
+};
+use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
+use wafer_trace::gen::Bytes;
+use wafer_trace::units::{format_size, parse_size};
+use wafer_trace::ReadOptions;
+
+/// Arguments of `wafer ssd`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru
+  wafer ssd --gen thrash --cache-size 16MiB --ways 1 --apu off --json
+  wafer ssd --gen constant-write --no-cache
+  wafer ssd -t trace.csv --device samsung-k9 --wrap --cache-size 64MiB --ways 4 --apu lfu
+  wafer ssd -t untimed.wtr --arrival poisson:2ms --idle-threshold 1ms
+Micro benchmarks (paper 004 Table 5): constant-write, random-write, write-biased, thrash.
+The model and every parameter: docs/ssd.md.")]
+pub struct Args {
+    /// Trace file (any format wafer reads).
+    #[arg(short, long, conflicts_with = "gen", required_unless_present = "gen")]
+    trace: Option<PathBuf>,
+    /// A paper 004 micro benchmark instead of a trace.
+    #[arg(long, value_name = "KIND")]
+    gen: Option<String>,
+    /// Micro benchmark: number of requests.
+    #[arg(long, default_value_t = 10_000)]
+    requests: u64,
+    /// Micro benchmark: random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Micro benchmark: its arrival process (none, fixed:<gap>, poisson:<mean gap>).
+    #[arg(long, default_value = "poisson:10ms")]
+    gen_arrival: String,
+    /// Micro benchmark `thrash`: regions per round (2 thrashes a direct-mapped cache).
+    #[arg(long)]
+    thrash_regions: Option<u32>,
+    /// Device profile (samsung-k9, ssd-120g, microsd-16g, slc-paper002) or a .toml file.
+    #[arg(short, long, default_value = "samsung-k9")]
+    device: String,
+    /// Override the device's logical capacity (same page, block and OP); defaults to
+    /// 16GiB for micro benchmarks, whose span is 16 GiB.
+    #[arg(long)]
+    capacity: Option<String>,
+    /// On-board cache size (one line per flash page).
+    #[arg(long, default_value = "16MiB")]
+    cache_size: String,
+    /// No on-board cache (the paper's "No Cache" baseline).
+    #[arg(long)]
+    no_cache: bool,
+    /// Associativity: 1 (direct-mapped), 2, 4 or full.
+    #[arg(long, default_value = "2")]
+    ways: String,
+    /// Automatic periodic update: off, lru or lfu.
+    #[arg(long, default_value = "lru")]
+    apu: String,
+    /// Idle time before each APU flush.
+    #[arg(long, default_value = "2ms")]
+    idle_threshold: String,
+    /// Cache DRAM time per page.
+    #[arg(long, default_value = "10us")]
+    t_cache: String,
+    /// Host-interface transfer time per page.
+    #[arg(long, default_value = "10us")]
+    t_bus: String,
+    /// Device command-queue depth (closed loops keep this many outstanding).
+    #[arg(long, default_value_t = 32)]
+    queue_depth: u32,
+    /// Arrival times: trace, fixed:<gap>, poisson:<mean gap>[:seed] or closed[:depth].
+    #[arg(long, default_value = "trace")]
+    arrival: String,
+    /// Map pages beyond the capacity modulo the logical pages instead of refusing.
+    #[arg(long)]
+    wrap: bool,
+    /// Stop after this many requests.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Print the report (series included) as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(msg.to_string()).into()
+}
+
+/// Run `wafer ssd`.
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let mut dev = wafer_ftl::Device::resolve(&a.device)?;
+    let capacity = match (&a.capacity, &a.gen) {
+        (Some(c), _) => Some(parse_size(c).map_err(usage)?),
+        (None, Some(_)) => Some(16u64 << 30),
+        (None, None) => None,
+    };
+    if let Some(cap) = capacity {
+        let g = dev.geometry;
+        let op = g.op();
+        let mut ng = wafer_ftl::Geometry::with_op(cap, op, g.page_size, g.pages_per_block)
+            .map_err(usage)?;
+        ng.channels = g.channels;
+        ng.ways = g.ways;
+        dev.geometry = ng;
+    }
+    let page = u64::from(dev.geometry.page_size);
+    let cache = if a.no_cache {
+        None
+    } else {
+        let bytes = parse_size(&a.cache_size).map_err(usage)?;
+        let lines = bytes / page;
+        if lines == 0 || lines > u64::from(u32::MAX) {
+            return Err(usage(format!("--cache-size {} holds no whole page of {page} bytes", a.cache_size)));
+        }
+        Some(CacheConfig {
+            lines: lines as u32,
+            assoc: Assoc::from_name(&a.ways).map_err(usage)?,
+            apu: Apu::from_name(&a.apu).map_err(usage)?,
+        })
+    };
+    let cfg = SsdConfig {
+        cache,
+        idle_threshold_ns: parse_duration_ns(&a.idle_threshold).map_err(usage)?,
+        t_cache_ns: parse_duration_ns(&a.t_cache).map_err(usage)?,
+        t_bus_ns: parse_duration_ns(&a.t_bus).map_err(usage)?,
+        queue_depth: a.queue_depth,
+        wrap: a.wrap,
+    };
+    cfg.validate().map_err(usage)?;
+    let mut arrival = Arrival::parse(&a.arrival).map_err(usage)?;
+    if let Arrival::Closed { .. } = arrival {
+        arrival = Arrival::Closed { depth: a.queue_depth };
+    }
+    let (mut reader, source) = match (&a.trace, &a.gen) {
+        (Some(t), _) => (wafer_trace::open(t, &ReadOptions::default())?, t.display().to_string()),
+        (None, Some(kind)) => {
+            let mut spec = GenSpec::default_for(kind).ok_or_else(|| {
+                usage(format!(
+                    "unknown micro benchmark `{kind}` (expected constant-write, random-write, write-biased or thrash)"
+                ))
+            })?;
+            let (GenSpec::ConstantWrite(p)
+            | GenSpec::RandomWrite(p)
+            | GenSpec::WriteBiased(p)
+            | GenSpec::Thrash(p)) = &mut spec;
+            p.requests = a.requests;
+            p.seed = a.seed;
+            p.arrival = GenArrival::parse(&a.gen_arrival).map_err(usage)?;
+            if let (GenSpec::Thrash(p), Some(c)) = (&mut spec, &cfg.cache) {
+                p.cache = Some(Bytes(u64::from(c.lines) * page));
+                p.regions = a.thrash_regions.or(p.regions);
+            }
+            let label = spec.to_string();
+            (spec.open().map_err(usage)?, label)
+        }
+        (None, None) => return Err(usage("give a trace with -t/--trace or a micro benchmark with --gen")),
+    };
+    let flash = FtlFlash::new(&dev)?;
+    let mut ssd = Ssd::new(cfg, flash)?;
+    let total = a.limit.or(reader.meta().requests).unwrap_or(0);
+    let pb = progress::bar(total, "simulating");
+    wafer_ssd::run(&mut ssd, reader.as_mut(), arrival, a.limit, |n| pb.set_position(n), |_, _| {})
+        .with_context(|| format!("simulating {source}"))?;
+    pb.finish_and_clear();
+    let report = ssd.finish();
+    if a.json {
+        let out = serde_json::json!({
+            "type": "result",
+            "source": source,
+            "device": dev,
+            "config": cfg,
+            "arrival": arrival,
+            "report": report,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    print_text(&source, &dev, &cfg, &report);
+    Ok(())
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3} ms", ns * 1e-6)
+}
+
+fn print_text(source: &str, dev: &wafer_ftl::Device, cfg: &SsdConfig, r: &Report) {
+    let g = &dev.geometry;
+    println!("workload      {source}");
+    println!(
+        "device        {} ({:?} FTL, {}, {} units, read {} / program {} / erase {} us)",
+        dev.name,
+        dev.ftl,
+        format_size(g.logical_bytes()),
+        g.channels * g.ways,
+        dev.latency.read_ns / 1000,
+        dev.latency.program_ns / 1000,
+        dev.latency.erase_ns / 1000
+    );
+    match &r.cache {
+        Some(c) => println!(
+            "cache         {} ({} sets x {} ways), APU {:?}, idle threshold {}",
+            format_size(u64::from(c.lines) * u64::from(g.page_size)),
+            c.sets,
+            c.ways,
+            c.apu,
+            ms(cfg.idle_threshold_ns as f64)
+        ),
+        None => println!("cache         none"),
+    }
+    println!(
+        "requests      {} ({} reads, {} writes, {} trims; {} / {} pages)",
+        r.requests, r.reads, r.writes, r.trims, r.read_pages, r.write_pages
+    );
+    println!("response      {:>10} {:>10} {:>10} {:>10} {:>10}", "mean", "p50", "p95", "p99", "max");
+    for (name, s) in [("  all", &r.response.all), ("  read", &r.response.read), ("  write", &r.response.write)] {
+        if s.count > 0 {
+            println!(
+                "{name:<13} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}   ms",
+                s.mean_ns * 1e-6,
+                s.p50_ns as f64 * 1e-6,
+                s.p95_ns as f64 * 1e-6,
+                s.p99_ns as f64 * 1e-6,
+                s.max_ns as f64 * 1e-6
+            );
+        }
+    }
+    if let Some(c) = &r.cache {
+        println!(
+            "hits          {:.4} (read {:.4}, write {:.4}); {} dirty at end",
+            c.hit_ratio, c.read_hit_ratio, c.write_hit_ratio, c.dirty_at_end
+        );
+        println!(
+            "flushes       {} on demand, {} APU",
+            c.stats.on_demand_flushes, c.stats.apu_flushes
+        );
+    }
+    let f = &r.flash;
+    println!(
+        "flash         {} page reads, {} programs ({} direct, {} on demand, {} APU)",
+        f.page_reads,
+        f.direct_programs + f.on_demand_programs + f.apu_programs,
+        f.direct_programs,
+        f.on_demand_programs,
+        f.apu_programs
+    );
+    if let Some(c) = &f.ftl {
+        println!(
+            "FTL           {} GC copies, {} erases, {} GC runs",
+            c.programs_gc, c.erases, c.gc_invocations
+        );
+    }
+    let t = &r.timing;
+    println!(
+        "time          span {}, utilisation {:.3}, {:.1} req/s, mean in device {:.3} (max {})",
+        ms(t.span_ns as f64),
+        t.utilisation,
+        t.throughput_rps,
+        t.mean_in_system,
+        t.max_in_system
+    );
+    println!(
+        "idle          {} in {} periods ({} >= threshold, longest {}); APU busy {}",
+        ms(t.idle_ns as f64),
+        t.idle_periods,
+        t.idle_periods_over_threshold,
+        ms(t.longest_idle_ns as f64),
+        ms(t.apu_busy_ns as f64)
+    );
+}
