@@ -27,7 +27,7 @@ fn main() {
                     let mut spec = GenSpec::default_for(kind).expect("kind");
                     let (GenSpec::ConstantWrite(p) | GenSpec::RandomWrite(p) | GenSpec::WriteBiased(p) | GenSpec::Thrash(p)) = &mut spec;
                     p.arrival = GenArrival::Poisson { mean_ns: gap_ms * 1e6 };
-                    if let Some(mb) = mb {
+                    if let (Some(mb), "thrash") = (mb, kind.as_str()) {
                         p.cache = Some(wafer_trace::gen::Bytes(mb << 20));
                     }
                     let cfg = SsdConfig {
