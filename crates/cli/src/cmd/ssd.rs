@@ -73,7 +73,8 @@ pub struct Args {
     /// Device command-queue depth (closed loops keep this many outstanding).
     #[arg(long, default_value_t = 32)]
     queue_depth: u32,
-    /// Arrival times: trace, fixed:<gap>, poisson:<mean gap>[:seed] or closed[:depth].
+    /// Arrival times: trace, fixed:<gap>, poisson:<mean gap>[:seed], closed (queue depth
+    /// outstanding) or closed:<depth>.
     #[arg(long, default_value = "trace")]
     arrival: String,
     /// Map pages beyond the capacity modulo the logical pages instead of refusing.
@@ -132,10 +133,11 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         wrap: a.wrap,
     };
     cfg.validate().map_err(usage)?;
-    let mut arrival = Arrival::parse(&a.arrival).map_err(usage)?;
-    if let Arrival::Closed { .. } = arrival {
-        arrival = Arrival::Closed { depth: a.queue_depth };
-    }
+    let arrival = if a.arrival.trim() == "closed" {
+        Arrival::Closed { depth: a.queue_depth }
+    } else {
+        Arrival::parse(&a.arrival).map_err(usage)?
+    };
     let (mut reader, source) = match (&a.trace, &a.gen) {
         (Some(t), _) => (wafer_trace::open(t, &ReadOptions::default())?, t.display().to_string()),
         (None, Some(kind)) => {
