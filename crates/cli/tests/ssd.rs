@@ -9,21 +9,57 @@ fn wafer() -> Command {
 }
 
 fn trace(rel: &str) -> PathBuf {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/traces/")).join(rel);
-    assert!(p.exists(), "{} is missing (the tests need ../shared/traces)", p.display());
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/"
+    ))
+    .join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing (the tests need ../shared/traces)",
+        p.display()
+    );
     p
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = wafer().args(args).arg("--json").output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
 fn micro_benchmark_json_reports_response_times_and_flushes() {
-    let wb = json(&["ssd", "--gen", "random-write", "--requests", "2000", "--cache-size", "8MiB", "--ways", "1", "--apu", "off"]);
-    let apu = json(&["ssd", "--gen", "random-write", "--requests", "2000", "--cache-size", "8MiB", "--ways", "1", "--apu", "lru"]);
+    let wb = json(&[
+        "ssd",
+        "--gen",
+        "random-write",
+        "--requests",
+        "2000",
+        "--cache-size",
+        "8MiB",
+        "--ways",
+        "1",
+        "--apu",
+        "off",
+    ]);
+    let apu = json(&[
+        "ssd",
+        "--gen",
+        "random-write",
+        "--requests",
+        "2000",
+        "--cache-size",
+        "8MiB",
+        "--ways",
+        "1",
+        "--apu",
+        "lru",
+    ]);
     let r = &wb["report"];
     assert_eq!(r["requests"], 2000);
     assert_eq!(r["writes"], 2000);
@@ -33,7 +69,10 @@ fn micro_benchmark_json_reports_response_times_and_flushes() {
     let mean = |v: &serde_json::Value| v["report"]["response"]["all"]["mean_ns"].as_f64().unwrap();
     assert!(mean(&apu) < mean(&wb));
     assert!(r["series"].as_array().unwrap().len() > 10);
-    assert_eq!(wb["device"]["geometry"]["logical_pages"], (16u64 << 30) / 4096);
+    assert_eq!(
+        wb["device"]["geometry"]["logical_pages"],
+        (16u64 << 30) / 4096
+    );
 }
 
 #[test]
@@ -42,7 +81,15 @@ fn real_trace_with_wrap_and_text_output() {
     wafer()
         .args(["ssd", "-t"])
         .arg(&t)
-        .args(["--wrap", "--cache-size", "4MiB", "--ways", "full", "--apu", "lfu"])
+        .args([
+            "--wrap",
+            "--cache-size",
+            "4MiB",
+            "--ways",
+            "full",
+            "--apu",
+            "lfu",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains("requests      6999"))
@@ -51,12 +98,22 @@ fn real_trace_with_wrap_and_text_output() {
 
 #[test]
 fn untimed_requests_need_an_arrival_process() {
-    let base = ["ssd", "--gen", "random-write", "--gen-arrival", "none", "--requests", "500"];
+    let base = [
+        "ssd",
+        "--gen",
+        "random-write",
+        "--gen-arrival",
+        "none",
+        "--requests",
+        "500",
+    ];
     wafer()
         .args(base)
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("has no timestamp; choose an arrival process"));
+        .stderr(predicate::str::contains(
+            "has no timestamp; choose an arrival process",
+        ));
     wafer()
         .args(base)
         .args(["--arrival", "closed", "--queue-depth", "4"])
@@ -73,9 +130,21 @@ fn usage_errors_exit_2() {
         &["ssd", "--gen", "thrash", "--ways", "0"],
         &["ssd", "--gen", "thrash", "--apu", "mru"],
         &["ssd", "--gen", "thrash", "--idle-threshold", "2"],
-        &["ssd", "--gen", "thrash", "--cache-size", "12KiB", "--ways", "4"],
+        &[
+            "ssd",
+            "--gen",
+            "thrash",
+            "--cache-size",
+            "12KiB",
+            "--ways",
+            "4",
+        ],
         &["ssd"],
     ] {
-        wafer().args(bad).assert().code(2).stderr(predicate::str::starts_with("wafer: ").or(predicate::str::contains("error:")));
+        wafer()
+            .args(bad)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with("wafer: ").or(predicate::str::contains("error:")));
     }
 }

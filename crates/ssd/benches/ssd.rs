@@ -24,7 +24,11 @@ fn workload(span: u64) -> Vec<Request> {
                 offset: rng.gen_range(0..pages) * 4096,
                 len: 4096,
                 dev: 0,
-                op: if rng.gen_bool(0.7) { Op::Write } else { Op::Read },
+                op: if rng.gen_bool(0.7) {
+                    Op::Write
+                } else {
+                    Op::Read
+                },
             }
         })
         .collect()
@@ -59,18 +63,41 @@ fn main() {
 fn suite(reqs: &[Request]) {
     let mut dev = wafer_ftl::Device::from_profile("samsung-k9").unwrap();
     dev.geometry = wafer_ftl::Geometry::with_op(16 << 30, 0.15, 4096, 64).unwrap();
-    for (assoc, apu) in [(Assoc::Ways(1), Apu::Off), (Assoc::Ways(4), Apu::Lru), (Assoc::Ways(4), Apu::Lfu), (Assoc::Full, Apu::Lru)] {
+    for (assoc, apu) in [
+        (Assoc::Ways(1), Apu::Off),
+        (Assoc::Ways(4), Apu::Lru),
+        (Assoc::Ways(4), Apu::Lfu),
+        (Assoc::Full, Apu::Lru),
+    ] {
         let cfg = SsdConfig {
-            cache: Some(CacheConfig { lines: 16384, assoc, apu }),
+            cache: Some(CacheConfig {
+                lines: 16384,
+                assoc,
+                apu,
+            }),
             ..SsdConfig::default()
         };
         let name = format!("k9 FTL, 64 MiB {}-way, APU {apu:?}", assoc.label());
         bench(&name, reqs, cfg, FtlFlash::new(&dev).unwrap());
     }
     let cfg = SsdConfig {
-        cache: Some(CacheConfig { lines: 16384, assoc: Assoc::Ways(4), apu: Apu::Lru }),
+        cache: Some(CacheConfig {
+            lines: 16384,
+            assoc: Assoc::Ways(4),
+            apu: Apu::Lru,
+        }),
         ..SsdConfig::default()
     };
-    bench("fixed flash, 64 MiB 4-way, APU Lru", reqs, cfg, FixedFlash::k9((16u64 << 30) / 4096));
-    bench("k9 FTL, no cache", reqs, SsdConfig::default(), FtlFlash::new(&dev).unwrap());
+    bench(
+        "fixed flash, 64 MiB 4-way, APU Lru",
+        reqs,
+        cfg,
+        FixedFlash::k9((16u64 << 30) / 4096),
+    );
+    bench(
+        "k9 FTL, no cache",
+        reqs,
+        SsdConfig::default(),
+        FtlFlash::new(&dev).unwrap(),
+    );
 }

@@ -61,12 +61,16 @@ impl Arrival {
             ["poisson", d] | ["poisson", d, _] => Arrival::Poisson {
                 mean_ns: crate::parse_duration_ns(d).map_err(|e| bad(e.to_string()))?,
                 seed: match parts.get(2) {
-                    Some(x) => x.parse().map_err(|_| bad(format!("seed `{x}` is not a number")))?,
+                    Some(x) => x
+                        .parse()
+                        .map_err(|_| bad(format!("seed `{x}` is not a number")))?,
                     None => 1,
                 },
             },
             ["closed", n] => Arrival::Closed {
-                depth: n.parse().map_err(|_| bad(format!("depth `{n}` is not a number")))?,
+                depth: n
+                    .parse()
+                    .map_err(|_| bad(format!("depth `{n}` is not a number")))?,
             },
             _ => return Err(bad("unknown form".into())),
         };
@@ -77,12 +81,12 @@ impl Arrival {
     /// Check the parameters.
     pub fn validate(&self) -> Result<(), SsdError> {
         match *self {
-            Arrival::Poisson { mean_ns: 0, .. } => {
-                Err(SsdError::Config("the Poisson mean inter-arrival time must be positive".into()))
-            }
-            Arrival::Closed { depth: 0 } => {
-                Err(SsdError::Config("a closed loop needs at least one outstanding request".into()))
-            }
+            Arrival::Poisson { mean_ns: 0, .. } => Err(SsdError::Config(
+                "the Poisson mean inter-arrival time must be positive".into(),
+            )),
+            Arrival::Closed { depth: 0 } => Err(SsdError::Config(
+                "a closed loop needs at least one outstanding request".into(),
+            )),
             _ => Ok(()),
         }
     }
@@ -103,9 +107,10 @@ impl Arrivals {
     pub fn new(kind: Arrival) -> Result<Arrivals, SsdError> {
         kind.validate()?;
         let (seed, exp) = match kind {
-            Arrival::Poisson { mean_ns, seed } => {
-                (seed, Some(Exp::new(1.0 / mean_ns as f64).expect("positive rate")))
-            }
+            Arrival::Poisson { mean_ns, seed } => (
+                seed,
+                Some(Exp::new(1.0 / mean_ns as f64).expect("positive rate")),
+            ),
             _ => (0, None),
         };
         Ok(Arrivals {

@@ -80,6 +80,8 @@ struct FullIndex {
 pub struct OnBoardCache {
     cfg: CacheConfig,
     sets: u64,
+    /// `sets - 1` when `sets` is a power of two (the set index is then a mask).
+    set_mask: Option<u64>,
     ways: u32,
     lines: Vec<Line>,
     links: Links,
@@ -104,6 +106,10 @@ impl OnBoardCache {
         OnBoardCache {
             cfg,
             sets: u64::from(cfg.sets()),
+            set_mask: cfg
+                .sets()
+                .is_power_of_two()
+                .then(|| u64::from(cfg.sets()) - 1),
             ways: cfg.ways(),
             lines: vec![
                 Line {
@@ -144,12 +150,22 @@ impl OnBoardCache {
         &self.lines
     }
 
+    /// First line of the set of `lpn`.
+    #[inline]
+    fn set_base(&self, lpn: u64) -> u32 {
+        let set = match self.set_mask {
+            Some(m) => lpn & m,
+            None => lpn % self.sets,
+        };
+        set as u32 * self.ways
+    }
+
     #[inline]
     fn find(&self, lpn: u64) -> Option<u32> {
         if let Some(f) = &self.full {
             return f.map.get(&lpn).copied();
         }
-        let base = (lpn % self.sets) as u32 * self.ways;
+        let base = self.set_base(lpn);
         (base..base + self.ways).find(|&i| {
             let l = &self.lines[i as usize];
             l.tag == lpn && l.state != LineState::Stale
@@ -169,7 +185,10 @@ impl OnBoardCache {
     fn lfu_remove(&mut self, i: u32) {
         if self.cfg.apu == Apu::Lfu {
             let c = self.lines[i as usize].count;
-            let l = self.lfu.get_mut(&c).expect("a dirty line sits in its count's list");
+            let l = self
+                .lfu
+                .get_mut(&c)
+                .expect("a dirty line sits in its count's list");
             self.lfu_links.remove(l, i);
             if l.is_empty() {
                 self.lfu.remove(&c);
@@ -275,13 +294,19 @@ impl OnBoardCache {
             debug_assert_ne!(i, NIL);
             return (i, Some(self.evict(i)));
         }
-        let base = (lpn % self.sets) as u32 * self.ways;
+        let base = self.set_base(lpn);
         let set = base..base + self.ways;
-        if let Some(i) = set.clone().find(|&i| self.lines[i as usize].state == LineState::Stale) {
+        if let Some(i) = set
+            .clone()
+            .find(|&i| self.lines[i as usize].state == LineState::Stale)
+        {
             self.stats.fills_stale += 1;
             return (i, None);
         }
-        if let Some(i) = set.clone().find(|&i| self.lines[i as usize].state == LineState::Clean) {
+        if let Some(i) = set
+            .clone()
+            .find(|&i| self.lines[i as usize].state == LineState::Clean)
+        {
             self.stats.fills_clean += 1;
             return (i, None);
         }
@@ -351,7 +376,11 @@ impl OnBoardCache {
 
     /// Check the lists and indexes against the line states (tests).
     pub fn check_invariants(&self) -> Result<(), String> {
-        let dirty = self.lines.iter().filter(|l| l.state == LineState::Dirty).count() as u64;
+        let dirty = self
+            .lines
+            .iter()
+            .filter(|l| l.state == LineState::Dirty)
+            .count() as u64;
         if dirty != self.dirty {
             return Err(format!("{dirty} dirty lines, counter says {}", self.dirty));
         }
@@ -371,12 +400,18 @@ impl OnBoardCache {
             i = self.links_next(i);
         }
         if n != self.dirty {
-            return Err(format!("dirty list holds {n} of {} dirty lines", self.dirty));
+            return Err(format!(
+                "dirty list holds {n} of {} dirty lines",
+                self.dirty
+            ));
         }
         if self.cfg.apu == Apu::Lfu {
             let listed: u64 = self.lfu.values().map(|l| self.lfu_len(l)).sum();
             if listed != self.dirty {
-                return Err(format!("LFU lists hold {listed} of {} dirty lines", self.dirty));
+                return Err(format!(
+                    "LFU lists hold {listed} of {} dirty lines",
+                    self.dirty
+                ));
             }
         }
         for s in 0..self.sets {
@@ -387,7 +422,10 @@ impl OnBoardCache {
                     return Err(format!("tag {} sits in set {s}", la.tag));
                 }
                 for lb in &set[a + 1..] {
-                    if la.state != LineState::Stale && lb.state != LineState::Stale && la.tag == lb.tag {
+                    if la.state != LineState::Stale
+                        && lb.state != LineState::Stale
+                        && la.tag == lb.tag
+                    {
                         return Err(format!("tag {} is cached twice", la.tag));
                     }
                 }

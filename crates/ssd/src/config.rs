@@ -56,7 +56,9 @@ impl Apu {
             "off" | "none" => Ok(Apu::Off),
             "lru" => Ok(Apu::Lru),
             "lfu" => Ok(Apu::Lfu),
-            _ => Err(SsdError::Config(format!("unknown APU policy `{s}` (expected off, lru or lfu)"))),
+            _ => Err(SsdError::Config(format!(
+                "unknown APU policy `{s}` (expected off, lru or lfu)"
+            ))),
         }
     }
 }
@@ -89,7 +91,9 @@ impl CacheConfig {
     /// Check the shape: at least one line, lines a multiple of the ways.
     pub fn validate(&self) -> Result<(), SsdError> {
         if self.lines == 0 {
-            return Err(SsdError::Config("the cache needs at least one line (one flash page)".into()));
+            return Err(SsdError::Config(
+                "the cache needs at least one line (one flash page)".into(),
+            ));
         }
         let w = self.ways();
         if w == 0 || self.lines % w != 0 {
@@ -144,7 +148,9 @@ impl SsdConfig {
             return Err(SsdError::Config("queue depth must be at least 1".into()));
         }
         if self.idle_threshold_ns == 0 {
-            return Err(SsdError::Config("the idle threshold must be positive".into()));
+            return Err(SsdError::Config(
+                "the idle threshold must be positive".into(),
+            ));
         }
         Ok(())
     }
@@ -167,11 +173,17 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, SsdError> {
                 "duration `{t}` needs a unit (ns, us, ms or s)"
             )))
         }
-        u => return Err(SsdError::Config(format!("unknown duration unit `{u}` in `{t}`"))),
+        u => {
+            return Err(SsdError::Config(format!(
+                "unknown duration unit `{u}` in `{t}`"
+            )))
+        }
     };
     match num.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 && v * mult < 1.8e19 => Ok((v * mult).round() as u64),
-        _ => Err(SsdError::Config(format!("`{t}` is not a non-negative duration"))),
+        _ => Err(SsdError::Config(format!(
+            "`{t}` is not a non-negative duration"
+        ))),
     }
 }
 
@@ -191,7 +203,11 @@ mod tests {
 
     #[test]
     fn cache_shapes() {
-        let c = |lines, assoc| CacheConfig { lines, assoc, apu: Apu::Off };
+        let c = |lines, assoc| CacheConfig {
+            lines,
+            assoc,
+            apu: Apu::Off,
+        };
         assert_eq!(c(8, Assoc::Ways(2)).sets(), 4);
         assert_eq!(c(8, Assoc::Full).sets(), 1);
         assert!(c(6, Assoc::Ways(4)).validate().is_err());

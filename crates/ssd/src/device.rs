@@ -172,6 +172,16 @@ impl<F: Flash> Ssd<F> {
         &self.flash
     }
 
+    /// The parallel unit of page `p`.
+    #[inline]
+    fn unit(&self, p: u64) -> usize {
+        if self.nunits == 1 {
+            0
+        } else {
+            (p % self.nunits) as usize
+        }
+    }
+
     /// Account the busy interval `[s, e]` (`s >= free_at`): the gap before it is idle.
     #[inline]
     fn busy(&mut self, s: u64, e: u64) {
@@ -190,7 +200,9 @@ impl<F: Flash> Ssd<F> {
     /// Run the APU in the idle time before an arrival at `a`.
     #[inline]
     fn idle_until(&mut self, a: u64) -> Result<(), SsdError> {
-        let Some(cache) = &self.cache else { return Ok(()) };
+        let Some(cache) = &self.cache else {
+            return Ok(());
+        };
         if !self.started || !cache.apu_pending() || self.free_at >= a {
             return Ok(());
         }
@@ -310,7 +322,7 @@ impl<F: Flash> Ssd<F> {
                     let d = self.flash.read(lpn)?;
                     self.ops.page_reads += 1;
                     self.ops.flash_ns += d;
-                    let u = (lpn % self.nunits) as usize;
+                    let u = self.unit(lpn);
                     let e = start.max(self.units[u]) + d;
                     self.units[u] = e;
                     link = link.max(e) + tb;
@@ -323,7 +335,7 @@ impl<F: Flash> Ssd<F> {
                             let d = self.flash.program(v)?;
                             self.ops.on_demand_programs += 1;
                             self.ops.flash_ns += d;
-                            let u = (v % self.nunits) as usize;
+                            let u = self.unit(v);
                             let e = link.max(self.units[u]) + d;
                             self.units[u] = e;
                             link = e;
@@ -334,7 +346,7 @@ impl<F: Flash> Ssd<F> {
                         let d = self.flash.program(lpn)?;
                         self.ops.direct_programs += 1;
                         self.ops.flash_ns += d;
-                        let u = (lpn % self.nunits) as usize;
+                        let u = self.unit(lpn);
                         let e = link.max(self.units[u]) + d;
                         self.units[u] = e;
                         done = done.max(e);
@@ -369,9 +381,21 @@ impl<F: Flash> Ssd<F> {
             idle_periods: self.idle_periods,
             longest_idle_ns: self.longest_idle,
             idle_periods_over_threshold: self.idle_over,
-            utilisation: if span == 0 { 0.0 } else { busy as f64 / span as f64 },
-            throughput_rps: if span == 0 { 0.0 } else { requests as f64 / secs },
-            mean_in_system: if span == 0 { 0.0 } else { self.area as f64 / span as f64 },
+            utilisation: if span == 0 {
+                0.0
+            } else {
+                busy as f64 / span as f64
+            },
+            throughput_rps: if span == 0 {
+                0.0
+            } else {
+                requests as f64 / secs
+            },
+            mean_in_system: if span == 0 {
+                0.0
+            } else {
+                self.area as f64 / span as f64
+            },
             max_in_system: self.max_in_system,
             queue_full_arrivals: self.queue_full,
             reordered_arrivals: self.reordered,

@@ -46,7 +46,11 @@ impl FtlFlash {
     pub fn from_ftl(ftl: AnyFtl, read_ns: u64) -> FtlFlash {
         let g = ftl.geometry();
         let units = g.channels * g.ways;
-        FtlFlash { ftl, read_ns, units }
+        FtlFlash {
+            ftl,
+            read_ns,
+            units,
+        }
     }
 
     /// The FTL.

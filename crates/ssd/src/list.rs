@@ -19,7 +19,10 @@ pub(crate) struct List {
 }
 
 impl List {
-    pub const EMPTY: List = List { head: NIL, tail: NIL };
+    pub const EMPTY: List = List {
+        head: NIL,
+        tail: NIL,
+    };
 
     pub fn is_empty(&self) -> bool {
         self.head == NIL

@@ -103,7 +103,11 @@ impl Histogram {
     pub fn summary(&self) -> RespStats {
         RespStats {
             count: self.n,
-            mean_ns: if self.n == 0 { 0.0 } else { self.sum as f64 / self.n as f64 },
+            mean_ns: if self.n == 0 {
+                0.0
+            } else {
+                self.sum as f64 / self.n as f64
+            },
             min_ns: if self.n == 0 { 0 } else { self.min },
             p50_ns: self.quantile(0.50),
             p95_ns: self.quantile(0.95),
@@ -163,7 +167,12 @@ impl Series {
             target: target.max(1),
             width: 1,
             points: Vec::with_capacity(2 * target.max(1) + 1),
-            cur: SeriesPoint { t_ns: 0, requests: 0, mean_ns: 0.0, max_ns: 0 },
+            cur: SeriesPoint {
+                t_ns: 0,
+                requests: 0,
+                mean_ns: 0.0,
+                max_ns: 0,
+            },
         }
     }
 
@@ -183,7 +192,12 @@ impl Series {
     fn close(&mut self) {
         let mut p = std::mem::replace(
             &mut self.cur,
-            SeriesPoint { t_ns: 0, requests: 0, mean_ns: 0.0, max_ns: 0 },
+            SeriesPoint {
+                t_ns: 0,
+                requests: 0,
+                mean_ns: 0.0,
+                max_ns: 0,
+            },
         );
         p.mean_ns /= p.requests as f64;
         self.points.push(p);
@@ -344,7 +358,11 @@ mod tests {
             if v < 5000 {
                 last = b;
             }
-            assert!(bucket_high(b) >= v, "{v} above its bucket edge {}", bucket_high(b));
+            assert!(
+                bucket_high(b) >= v,
+                "{v} above its bucket edge {}",
+                bucket_high(b)
+            );
             assert!((bucket_high(b) - v) as f64 <= v as f64 / 128.0 + 1.0);
         }
         assert!(bucket(u64::MAX) < BUCKETS);
@@ -358,7 +376,10 @@ mod tests {
         for q in [0.5, 0.95, 0.99] {
             let exact = vals[((q * 1000.0) as usize) - 1];
             let got = h.quantile(q);
-            assert!(got >= exact && got as f64 <= exact as f64 * (1.0 + 1.0 / 128.0), "q{q}: {got} vs {exact}");
+            assert!(
+                got >= exact && got as f64 <= exact as f64 * (1.0 + 1.0 / 128.0),
+                "q{q}: {got} vs {exact}"
+            );
         }
         assert_eq!(h.summary().max_ns, 997_000);
         assert_eq!(h.summary().mean_ns, 997.0 * 500.5);

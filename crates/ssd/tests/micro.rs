@@ -7,7 +7,9 @@
 mod common;
 
 use common::*;
-use wafer_ssd::{run, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig, VecReader};
+use wafer_ssd::{
+    run, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig, VecReader,
+};
 use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec};
 use wafer_trace::Op;
 
@@ -18,24 +20,43 @@ fn device() -> wafer_ftl::Device {
 }
 
 fn cache(mb: u32, ways: u32, apu: Apu) -> Option<CacheConfig> {
-    Some(CacheConfig { lines: mb * 256, assoc: Assoc::Ways(ways), apu })
+    Some(CacheConfig {
+        lines: mb * 256,
+        assoc: Assoc::Ways(ways),
+        apu,
+    })
 }
 
 /// Run micro benchmark `kind` with `requests` requests, mean gap `gap_ms`; returns
 /// the report and the mean pages per request.
 fn micro(kind: &str, requests: u64, gap_ms: f64, c: Option<CacheConfig>) -> (Report, f64) {
     let mut spec = GenSpec::default_for(kind).unwrap();
-    let (GenSpec::ConstantWrite(p) | GenSpec::RandomWrite(p) | GenSpec::WriteBiased(p) | GenSpec::Thrash(p)) =
-        &mut spec;
+    let (GenSpec::ConstantWrite(p)
+    | GenSpec::RandomWrite(p)
+    | GenSpec::WriteBiased(p)
+    | GenSpec::Thrash(p)) = &mut spec;
     p.requests = requests;
-    p.arrival = GenArrival::Poisson { mean_ns: gap_ms * 1e6 };
+    p.arrival = GenArrival::Poisson {
+        mean_ns: gap_ms * 1e6,
+    };
     if let (GenSpec::Thrash(p), Some(c)) = (&mut spec, &c) {
         p.cache = Some(Bytes(u64::from(c.lines) * 4096));
     }
-    let cfg = SsdConfig { cache: c, ..SsdConfig::default() };
+    let cfg = SsdConfig {
+        cache: c,
+        ..SsdConfig::default()
+    };
     let mut ssd = Ssd::new(cfg, FtlFlash::new(&device()).unwrap()).unwrap();
     let mut pages = 0u64;
-    run(&mut ssd, spec.open().unwrap().as_mut(), Arrival::Trace, None, |_| {}, |_, c| pages += c.pages).unwrap();
+    run(
+        &mut ssd,
+        spec.open().unwrap().as_mut(),
+        Arrival::Trace,
+        None,
+        |_| {},
+        |_, c| pages += c.pages,
+    )
+    .unwrap();
     (ssd.finish(), pages as f64 / requests as f64)
 }
 
@@ -48,13 +69,29 @@ fn constant_write_drops_to_the_cache_latency_with_any_cache() {
     // At 100 ms mean gaps the cache path is ~10% loaded (512 pages x 20 us per
     // request); at the spec's 10 ms it is saturated (docs/ssd.md).
     let (none, _) = micro("constant-write", 2000, 100.0, None);
-    for c in [cache(8, 1, Apu::Off), cache(8, 4, Apu::Lru), cache(256, 2, Apu::Lfu)] {
+    for c in [
+        cache(8, 1, Apu::Off),
+        cache(8, 4, Apu::Lru),
+        cache(256, 2, Apu::Lfu),
+    ] {
         let (r, pages) = micro("constant-write", 2000, 100.0, c);
         let cs = r.cache.as_ref().unwrap();
-        assert_eq!(cs.stats.on_demand_flushes, 0, "no conflict misses: every request rewrites pages 0..");
+        assert_eq!(
+            cs.stats.on_demand_flushes, 0,
+            "no conflict misses: every request rewrites pages 0.."
+        );
         let service_ms = pages * 0.020; // t_bus + t_cache per page
-        assert!(mean_ms(&r) <= 1.25 * service_ms, "{c:?}: {} ms vs cache service {service_ms} ms", mean_ms(&r));
-        assert!(mean_ms(&none) >= 5.0 * mean_ms(&r), "no cache {} vs {}", mean_ms(&none), mean_ms(&r));
+        assert!(
+            mean_ms(&r) <= 1.25 * service_ms,
+            "{c:?}: {} ms vs cache service {service_ms} ms",
+            mean_ms(&r)
+        );
+        assert!(
+            mean_ms(&none) >= 5.0 * mean_ms(&r),
+            "no cache {} vs {}",
+            mean_ms(&none),
+            mean_ms(&r)
+        );
     }
     // The direction holds at the spec's default load too, saturated as it is.
     let (none, _) = micro("constant-write", 500, 10.0, None);
@@ -69,18 +106,33 @@ fn apu_cuts_response_time_of_random_writes_at_small_caches() {
         for ways in [1, 2, 4] {
             let (wb, _) = micro(kind, 10_000, 10.0, cache(8, ways, Apu::Off));
             // Paper: write-back alone is slightly worse than no cache at small caches.
-            assert!(mean_ms(&wb) > mean_ms(&none), "{kind} {ways}-way: wb {} none {}", mean_ms(&wb), mean_ms(&none));
+            assert!(
+                mean_ms(&wb) > mean_ms(&none),
+                "{kind} {ways}-way: wb {} none {}",
+                mean_ms(&wb),
+                mean_ms(&none)
+            );
             for apu in [Apu::Lru, Apu::Lfu] {
                 // Spec load (10 ms): APU keeps up with only part of the write rate
                 // (one page per 2.2 ms of idleness vs ~13 pages per request): a cut
                 // of about a quarter.
                 let (a, _) = micro(kind, 10_000, 10.0, cache(8, ways, apu));
-                assert!(mean_ms(&a) <= 0.85 * mean_ms(&wb), "{kind} {ways}-way {apu:?}: {} vs wb {}", mean_ms(&a), mean_ms(&wb));
+                assert!(
+                    mean_ms(&a) <= 0.85 * mean_ms(&wb),
+                    "{kind} {ways}-way {apu:?}: {} vs wb {}",
+                    mean_ms(&a),
+                    mean_ms(&wb)
+                );
                 // Light load (100 ms): the idle time flushes more than is written and
                 // APU gives the paper's order of magnitude.
                 let (wb100, _) = micro(kind, 5_000, 100.0, cache(8, ways, Apu::Off));
                 let (a100, _) = micro(kind, 5_000, 100.0, cache(8, ways, apu));
-                assert!(mean_ms(&a100) * 5.0 <= mean_ms(&wb100), "{kind} {ways}-way {apu:?} at 100 ms: {} vs {}", mean_ms(&a100), mean_ms(&wb100));
+                assert!(
+                    mean_ms(&a100) * 5.0 <= mean_ms(&wb100),
+                    "{kind} {ways}-way {apu:?} at 100 ms: {} vs {}",
+                    mean_ms(&a100),
+                    mean_ms(&wb100)
+                );
             }
         }
     }
@@ -94,8 +146,18 @@ fn associativity_cuts_response_time_under_thrashing() {
         let (w2, _) = micro("thrash", 2000, 1000.0, cache(8, 2, apu));
         let (w4, _) = micro("thrash", 2000, 1000.0, cache(8, 4, apu));
         let margin = if apu == Apu::Off { 0.95 } else { 0.8 };
-        assert!(mean_ms(&w2) <= margin * mean_ms(&dm), "{apu:?}: 2-way {} vs direct {}", mean_ms(&w2), mean_ms(&dm));
-        assert!(mean_ms(&w4) <= mean_ms(&w2) * 1.02, "{apu:?}: 4-way {} vs 2-way {}", mean_ms(&w4), mean_ms(&w2));
+        assert!(
+            mean_ms(&w2) <= margin * mean_ms(&dm),
+            "{apu:?}: 2-way {} vs direct {}",
+            mean_ms(&w2),
+            mean_ms(&dm)
+        );
+        assert!(
+            mean_ms(&w4) <= mean_ms(&w2) * 1.02,
+            "{apu:?}: 4-way {} vs 2-way {}",
+            mean_ms(&w4),
+            mean_ms(&w2)
+        );
     }
 }
 
@@ -111,9 +173,20 @@ fn fixed_pair_thrash_shows_the_set_conflict_mechanism() {
         .collect();
     let mut resp = vec![];
     for ways in [1, 2] {
-        let cfg = SsdConfig { cache: cache(1, ways, Apu::Off), ..SsdConfig::default() };
+        let cfg = SsdConfig {
+            cache: cache(1, ways, Apu::Off),
+            ..SsdConfig::default()
+        };
         let mut ssd = Ssd::new(cfg, FtlFlash::new(&device()).unwrap()).unwrap();
-        run(&mut ssd, &mut VecReader::new(reqs.clone()), Arrival::Trace, None, |_| {}, |_, _| {}).unwrap();
+        run(
+            &mut ssd,
+            &mut VecReader::new(reqs.clone()),
+            Arrival::Trace,
+            None,
+            |_| {},
+            |_, _| {},
+        )
+        .unwrap();
         let r = ssd.finish();
         let od = r.cache.as_ref().unwrap().stats.on_demand_flushes;
         assert_eq!(od, if ways == 1 { 199 * 64 } else { 0 });

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use wafer_ssd::{
     parse_duration_ns, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig,
 };
-use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
 use wafer_trace::gen::Bytes;
+use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
 use wafer_trace::units::{format_size, parse_size};
 use wafer_trace::ReadOptions;
 
@@ -103,8 +103,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(cap) = capacity {
         let g = dev.geometry;
         let op = g.op();
-        let mut ng = wafer_ftl::Geometry::with_op(cap, op, g.page_size, g.pages_per_block)
-            .map_err(usage)?;
+        let mut ng =
+            wafer_ftl::Geometry::with_op(cap, op, g.page_size, g.pages_per_block).map_err(usage)?;
         ng.channels = g.channels;
         ng.ways = g.ways;
         dev.geometry = ng;
@@ -116,7 +116,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let bytes = parse_size(&a.cache_size).map_err(usage)?;
         let lines = bytes / page;
         if lines == 0 || lines > u64::from(u32::MAX) {
-            return Err(usage(format!("--cache-size {} holds no whole page of {page} bytes", a.cache_size)));
+            return Err(usage(format!(
+                "--cache-size {} holds no whole page of {page} bytes",
+                a.cache_size
+            )));
         }
         Some(CacheConfig {
             lines: lines as u32,
@@ -134,12 +137,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     cfg.validate().map_err(usage)?;
     let arrival = if a.arrival.trim() == "closed" {
-        Arrival::Closed { depth: a.queue_depth }
+        Arrival::Closed {
+            depth: a.queue_depth,
+        }
     } else {
         Arrival::parse(&a.arrival).map_err(usage)?
     };
     let (mut reader, source) = match (&a.trace, &a.gen) {
-        (Some(t), _) => (wafer_trace::open(t, &ReadOptions::default())?, t.display().to_string()),
+        (Some(t), _) => (
+            wafer_trace::open(t, &ReadOptions::default())?,
+            t.display().to_string(),
+        ),
         (None, Some(kind)) => {
             let mut spec = GenSpec::default_for(kind).ok_or_else(|| {
                 usage(format!(
@@ -160,14 +168,25 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             let label = spec.to_string();
             (spec.open().map_err(usage)?, label)
         }
-        (None, None) => return Err(usage("give a trace with -t/--trace or a micro benchmark with --gen")),
+        (None, None) => {
+            return Err(usage(
+                "give a trace with -t/--trace or a micro benchmark with --gen",
+            ))
+        }
     };
     let flash = FtlFlash::new(&dev)?;
     let mut ssd = Ssd::new(cfg, flash)?;
     let total = a.limit.or(reader.meta().requests).unwrap_or(0);
     let pb = progress::bar(total, "simulating");
-    wafer_ssd::run(&mut ssd, reader.as_mut(), arrival, a.limit, |n| pb.set_position(n), |_, _| {})
-        .with_context(|| format!("simulating {source}"))?;
+    wafer_ssd::run(
+        &mut ssd,
+        reader.as_mut(),
+        arrival,
+        a.limit,
+        |n| pb.set_position(n),
+        |_, _| {},
+    )
+    .with_context(|| format!("simulating {source}"))?;
     pb.finish_and_clear();
     let report = ssd.finish();
     if a.json {
@@ -218,8 +237,15 @@ fn print_text(source: &str, dev: &wafer_ftl::Device, cfg: &SsdConfig, r: &Report
         "requests      {} ({} reads, {} writes, {} trims; {} / {} pages)",
         r.requests, r.reads, r.writes, r.trims, r.read_pages, r.write_pages
     );
-    println!("response      {:>10} {:>10} {:>10} {:>10} {:>10}", "mean", "p50", "p95", "p99", "max");
-    for (name, s) in [("  all", &r.response.all), ("  read", &r.response.read), ("  write", &r.response.write)] {
+    println!(
+        "response      {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "mean", "p50", "p95", "p99", "max"
+    );
+    for (name, s) in [
+        ("  all", &r.response.all),
+        ("  read", &r.response.read),
+        ("  write", &r.response.write),
+    ] {
         if s.count > 0 {
             println!(
                 "{name:<13} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}   ms",
