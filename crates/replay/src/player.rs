@@ -108,6 +108,11 @@ struct Busy {
     write: bool,
 }
 
+/// Must `b` wait for `a`? When their byte ranges overlap and either writes.
+fn hazard(a: &Busy, b: &Busy) -> bool {
+    (a.write || b.write) && a.from < b.to && b.from < a.to
+}
+
 fn worker(
     id: usize,
     file: &File,
@@ -180,9 +185,7 @@ impl Dispatcher<'_> {
     }
 
     fn conflicts(&self, b: Busy) -> bool {
-        self.busy.iter().flatten().any(|o| {
-            (o.write || b.write) && o.from < b.to && b.from < o.to
-        })
+        self.busy.iter().flatten().any(|o| hazard(o, &b))
     }
 
     fn issue(&mut self, io: Io, seq: u64) {
@@ -326,4 +329,19 @@ pub fn play(
             None => Ok(std::mem::take(&mut d.stats)),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overlapping_ios_wait_only_when_one_writes() {
+        let b = |from, to, write| Busy { from, to, write };
+        assert!(hazard(&b(0, 8192, true), &b(4096, 8192, false))); // read after write
+        assert!(hazard(&b(0, 8192, false), &b(4096, 8192, true))); // write after read
+        assert!(hazard(&b(0, 4096, true), &b(0, 4096, true))); // write after write
+        assert!(!hazard(&b(0, 8192, false), &b(0, 8192, false))); // reads share
+        assert!(!hazard(&b(0, 4096, true), &b(4096, 8192, true))); // adjacent, disjoint
+    }
 }
