@@ -1,7 +1,8 @@
 //! Errors of the workload player. Refusals (the safety rules of `docs/replay.md`) are
 //! their own variants so that front ends can tell them from I/O failures.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use wafer_trace::units::format_size;
 
 /// Result alias for the player.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -60,6 +61,22 @@ pub enum Error {
         /// Page size.
         page_size: u32,
     },
+    /// Creating or growing a file target would take more of its filesystem than the
+    /// player allows itself ([`crate::safety::check_space`]).
+    #[error("{}", no_space_message(.path, .size, .needed, .available, .over_free))]
+    NoSpace {
+        /// The target.
+        path: PathBuf,
+        /// The size it would have.
+        size: u64,
+        /// Bytes it would grow by.
+        needed: u64,
+        /// Bytes available to an unprivileged user on its filesystem.
+        available: u64,
+        /// Whether the growth exceeds the free space itself (else only the default
+        /// limit that `--allow-large` lifts).
+        over_free: bool,
+    },
     /// A page read back during verification does not carry the announced pattern.
     #[error("verify: page at byte {offset}: {what}")]
     Verify {
@@ -90,7 +107,40 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Error::NeedsDestructive { .. } | Error::TooSmall { .. } | Error::Invalid(_)
+            Error::NeedsDestructive { .. }
+                | Error::TooSmall { .. }
+                | Error::NoSpace { .. }
+                | Error::Invalid(_)
         )
     }
+}
+
+fn no_space_message(
+    path: &Path,
+    size: &u64,
+    needed: &u64,
+    available: &u64,
+    over_free: &bool,
+) -> String {
+    let (verb, limit) = if *over_free {
+        ("", String::new())
+    } else {
+        (
+            " without --allow-large",
+            format!(
+                ", and without --allow-large a file target may take at most half of that and \
+                 {}",
+                format_size(crate::safety::LARGE_FILE_BYTES)
+            ),
+        )
+    };
+    format!(
+        "{}: refusing to make a {} file target{verb}: that needs {} more and its filesystem \
+         has {} available{limit}; replay onto a smaller file with --wrap (e.g. --wrap --size \
+         256MiB)",
+        path.display(),
+        format_size(*size),
+        format_size(*needed),
+        format_size(*available),
+    )
 }

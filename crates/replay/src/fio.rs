@@ -16,26 +16,7 @@ use crate::target::Target;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
-// TEMP-UNTIL-WTR-MERGE
-mod export {
-    use std::io::Write;
-    pub enum OutFormat { FioIolog }
-    pub struct WriteInfo { pub origin: String, pub page_size: u32, pub has_time: bool, pub has_op: bool }
-    pub struct TraceWriter(std::io::BufWriter<std::fs::File>, String);
-    impl TraceWriter {
-        pub fn create(p: &std::path::Path, _f: OutFormat, i: &WriteInfo) -> wafer_trace::Result<Self> {
-            let mut w = std::io::BufWriter::new(std::fs::File::create(p).unwrap());
-            writeln!(w, "fio version 2 iolog\n{0} add\n{0} open", i.origin).unwrap();
-            Ok(TraceWriter(w, i.origin.clone()))
-        }
-        pub fn write_all(&mut self, r: &[wafer_trace::Request]) -> wafer_trace::Result<()> {
-            for r in r { writeln!(self.0, "{} {} {} {}", self.1, if r.op == wafer_trace::Op::Write {"write"} else {"read"}, r.offset, r.len).unwrap(); }
-            Ok(())
-        }
-        pub fn finish(mut self) -> wafer_trace::Result<()> { writeln!(self.0, "{} close", self.1).unwrap(); self.0.flush().unwrap(); Ok(()) }
-    }
-}
-use export::{OutFormat, TraceWriter, WriteInfo};
+use wafer_trace::export::TraceWriter;
 use wafer_trace::{Op, Request, RequestReader, NO_TIME};
 
 /// What fio reported, in the player's terms.
@@ -64,13 +45,13 @@ fn write_iolog(
     mapper: &Mapper,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(u64, u64)> {
-    let info = WriteInfo {
-        origin: target.display().to_string(),
-        page_size: mapper.layout().page_size,
-        has_time: false,
-        has_op: true,
-    };
-    let mut w = TraceWriter::create(log, OutFormat::FioIolog, &info)?;
+    let name = target.to_str().ok_or_else(|| {
+        Error::Fio(format!(
+            "{}: fio needs a target path that is valid UTF-8",
+            target.display()
+        ))
+    })?;
+    let mut w = TraceWriter::create_fio_iolog(log, name)?;
     let (mut requests, mut wrapped) = (0u64, 0u64);
     let mut batch = Vec::new();
     let mut ios = Vec::new();
@@ -134,8 +115,15 @@ pub fn run(
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
-        let last = err.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
-        return Err(Error::Fio(format!("fio exited with {}: {last}", out.status)));
+        let last = err
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        return Err(Error::Fio(format!(
+            "fio exited with {}: {last}",
+            out.status
+        )));
     }
     let mut r = parse_json(&stdout)?;
     r.requests = requests;
@@ -232,6 +220,9 @@ mod tests {
     fn reports_fio_errors() {
         let e = parse_json("{\"jobs\":[{\"error\":5}]}").unwrap_err();
         assert_eq!(e.to_string(), "fio: job failed with error 5");
-        assert!(parse_json("fio: bad option").unwrap_err().to_string().contains("no JSON"));
+        assert!(parse_json("fio: bad option")
+            .unwrap_err()
+            .to_string()
+            .contains("no JSON"));
     }
 }

@@ -136,7 +136,11 @@ impl Histogram {
             }
             let lo = bounds(i).0;
             let p = if lo == 0 { 0 } else { 63 - lo.leading_zeros() };
-            let (from, to) = if lo == 0 { (0, 1) } else { (1u64 << p, 1u64 << (p + 1).min(63)) };
+            let (from, to) = if lo == 0 {
+                (0, 1)
+            } else {
+                (1u64 << p, 1u64 << (p + 1).min(63))
+            };
             match log2.last_mut() {
                 Some(last) if last.0 == us(from) => last.2 += c,
                 _ => log2.push((us(from), us(to), c)),
@@ -203,7 +207,12 @@ mod tests {
         assert_eq!(s.max_us, 100.0);
         assert_eq!(
             s.log2_buckets,
-            vec![(0.512, 1.024, 1), (1.024, 2.048, 2), (2.048, 4.096, 1), (65.536, 131.072, 1)]
+            vec![
+                (0.512, 1.024, 1),
+                (1.024, 2.048, 2),
+                (2.048, 4.096, 1),
+                (65.536, 131.072, 1)
+            ]
         );
         let mut other = Histogram::default();
         other.record(5);

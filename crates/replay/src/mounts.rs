@@ -25,7 +25,10 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\' && i + 3 < b.len() && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c)) {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
             let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
             out.push(v);
             i += 4;
@@ -67,7 +70,9 @@ pub struct BlockDevice {
 }
 
 fn read_trim(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 fn holders(dir: &Path) -> Vec<String> {
@@ -128,7 +133,11 @@ impl BlockDevice {
         resolve: impl Fn(&str) -> Option<(String, String)>,
     ) -> Vec<String> {
         let mut names: Vec<(&str, &str)> = vec![(&self.name, &self.dev)];
-        names.extend(self.partitions.iter().map(|(n, d)| (n.as_str(), d.as_str())));
+        names.extend(
+            self.partitions
+                .iter()
+                .map(|(n, d)| (n.as_str(), d.as_str())),
+        );
         let mut out = Vec::new();
         for m in mounts {
             if !m.source.starts_with('/') {
@@ -237,7 +246,10 @@ tmpfs /run tmpfs rw 0 0
         assert_eq!(b.dev, "8:16");
         assert_eq!(
             b.partitions,
-            vec![("sdb1".into(), "8:17".into()), ("sdb2".into(), "8:18".into())]
+            vec![
+                ("sdb1".into(), "8:17".into()),
+                ("sdb2".into(), "8:18".into())
+            ]
         );
         assert!(b.holders.is_empty());
     }
@@ -280,7 +292,10 @@ tmpfs /run tmpfs rw 0 0
     fn dev_t_split_matches_glibc_layout() {
         // makedev(8, 17) and makedev(259, 65536) in glibc's encoding.
         let mk = |ma: u64, mi: u64| {
-            ((ma & 0xffff_f000) << 32) | ((ma & 0xfff) << 8) | ((mi & 0xffff_ff00) << 12) | (mi & 0xff)
+            ((ma & 0xffff_f000) << 32)
+                | ((ma & 0xfff) << 8)
+                | ((mi & 0xffff_ff00) << 12)
+                | (mi & 0xff)
         };
         for (ma, mi) in [(8, 17), (259, 65536), (179, 0)] {
             assert_eq!((major(mk(ma, mi)), minor(mk(ma, mi))), (ma, mi));

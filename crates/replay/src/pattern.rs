@@ -74,24 +74,40 @@ pub struct Stamp {
 /// Check one page read back from byte `offset`: it must carry the pattern for that
 /// offset and `seed`, written by write `expect_seq` when given. Returns the page's
 /// stamp, or a description of the first difference.
-pub fn check(page: &[u8], seed: u64, offset: u64, expect_seq: Option<u64>) -> Result<Stamp, String> {
+pub fn check(
+    page: &[u8],
+    seed: u64,
+    offset: u64,
+    expect_seq: Option<u64>,
+) -> Result<Stamp, String> {
     let w = |i: usize| u64::from_le_bytes(page[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
     if page.len() < 32 {
-        return Err(format!("page of {} bytes is too small for the pattern", page.len()));
+        return Err(format!(
+            "page of {} bytes is too small for the pattern",
+            page.len()
+        ));
     }
     if w(0) != MAGIC {
-        return Err(format!("no pattern (word 0 is {:#018x}, expected {MAGIC:#018x})", w(0)));
+        return Err(format!(
+            "no pattern (word 0 is {:#018x}, expected {MAGIC:#018x})",
+            w(0)
+        ));
     }
     if w(1) != seed {
         return Err(format!("written with seed {} (expected {seed})", w(1)));
     }
     if w(2) != offset {
-        return Err(format!("carries the page of byte offset {} (misplaced write)", w(2)));
+        return Err(format!(
+            "carries the page of byte offset {} (misplaced write)",
+            w(2)
+        ));
     }
     let seq = w(3);
     if let Some(e) = expect_seq {
         if seq != e {
-            return Err(format!("written by write #{seq}, expected the last write to it, #{e}"));
+            return Err(format!(
+                "written by write #{seq}, expected the last write to it, #{e}"
+            ));
         }
     }
     for i in 4..page.len() / 8 {
@@ -125,13 +141,29 @@ mod tests {
         for p in 0..3 {
             let off = 40960 + (p * ps) as u64;
             let s = check(&buf[p * ps..(p + 1) * ps], 7, off, Some(12)).unwrap();
-            assert_eq!(s, Stamp { offset: off, seq: 12 });
+            assert_eq!(
+                s,
+                Stamp {
+                    offset: off,
+                    seq: 12
+                }
+            );
         }
-        assert!(check(&buf[..ps], 7, 40960, Some(11)).unwrap_err().contains("#12"));
-        assert!(check(&buf[..ps], 8, 40960, None).unwrap_err().contains("seed 7"));
-        assert!(check(&buf[ps..2 * ps], 7, 40960, None).unwrap_err().contains("misplaced"));
+        assert!(check(&buf[..ps], 7, 40960, Some(11))
+            .unwrap_err()
+            .contains("#12"));
+        assert!(check(&buf[..ps], 8, 40960, None)
+            .unwrap_err()
+            .contains("seed 7"));
+        assert!(check(&buf[ps..2 * ps], 7, 40960, None)
+            .unwrap_err()
+            .contains("misplaced"));
         buf[100] ^= 1;
-        assert!(check(&buf[..ps], 7, 40960, None).unwrap_err().contains("word 12"));
-        assert!(check(&[0u8; 4096], 7, 0, None).unwrap_err().contains("no pattern"));
+        assert!(check(&buf[..ps], 7, 40960, None)
+            .unwrap_err()
+            .contains("word 12"));
+        assert!(check(&[0u8; 4096], 7, 0, None)
+            .unwrap_err()
+            .contains("no pattern"));
     }
 }

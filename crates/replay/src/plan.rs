@@ -295,12 +295,22 @@ mod tests {
             req(0, 8192, 0, Op::Read),
             req(0, 1 << 30, 4096, Op::Trim),
         ]);
-        assert_eq!((s.requests, s.reads, s.writes, s.trims, s.empty), (4, 1, 1, 1, 1));
+        assert_eq!(
+            (s.requests, s.reads, s.writes, s.trims, s.empty),
+            (4, 1, 1, 1, 1)
+        );
         assert_eq!(s.devs, vec![(0, 2), (3, 11)]);
         assert_eq!(s.max_request_pages, 2);
         let l = Layout::new(&s, 4096);
         assert_eq!(l.span_pages, 13);
-        assert_eq!(l.devs[1], DevSlot { dev: 3, base: 8192, bytes: 11 * 4096 });
+        assert_eq!(
+            l.devs[1],
+            DevSlot {
+                dev: 3,
+                base: 8192,
+                bytes: 11 * 4096
+            }
+        );
     }
 
     #[test]
@@ -309,27 +319,52 @@ mod tests {
         let m = Mapper::new(Layout::new(&s, 4096), 1 << 30, false);
         let mut out = vec![];
         assert!(!m.map(&req(0, 4095, 2, Op::Write), &mut out));
-        assert_eq!(out, vec![Io { offset: 0, len: 8192, write: true }]);
+        assert_eq!(
+            out,
+            vec![Io {
+                offset: 0,
+                len: 8192,
+                write: true
+            }]
+        );
         assert_eq!(m.range_bytes(), 100 * 4096);
     }
 
     #[test]
     fn wrap_maps_modulo_target_pages_and_splits_at_the_end() {
-        let s = scan_of(vec![req(0, 0, 4096, Op::Read), req(0, 99 * 4096, 4096, Op::Read)]);
+        let s = scan_of(vec![
+            req(0, 0, 4096, Op::Read),
+            req(0, 99 * 4096, 4096, Op::Read),
+        ]);
         // 100 pages of trace onto a 10-page (plus a partial page) target.
         let m = Mapper::new(Layout::new(&s, 4096), 10 * 4096 + 100, true);
         assert_eq!(m.range_bytes(), 10 * 4096);
         let mut out = vec![];
         assert!(m.map(&req(0, 23 * 4096, 4 * 4096, Op::Write), &mut out));
-        assert_eq!(out, vec![Io { offset: 3 * 4096, len: 4 * 4096, write: true }]);
+        assert_eq!(
+            out,
+            vec![Io {
+                offset: 3 * 4096,
+                len: 4 * 4096,
+                write: true
+            }]
+        );
         out.clear();
         // pages 8..=12 -> 8, 9 then 0, 1, 2
         assert!(m.map(&req(0, 8 * 4096, 5 * 4096, Op::Read), &mut out));
         assert_eq!(
             out,
             vec![
-                Io { offset: 8 * 4096, len: 2 * 4096, write: false },
-                Io { offset: 0, len: 3 * 4096, write: false }
+                Io {
+                    offset: 8 * 4096,
+                    len: 2 * 4096,
+                    write: false
+                },
+                Io {
+                    offset: 0,
+                    len: 3 * 4096,
+                    write: false
+                }
             ]
         );
     }

@@ -135,7 +135,15 @@ fn worker(
             file.read_exact_at(b, io.offset)
         };
         let ns = t0.elapsed().as_nanos() as u64;
-        if done.send(Done { worker: id, io, ns, err: r.err() }).is_err() {
+        if done
+            .send(Done {
+                worker: id,
+                io,
+                ns,
+                err: r.err(),
+            })
+            .is_err()
+        {
             return;
         }
     }
@@ -164,7 +172,10 @@ impl Dispatcher<'_> {
                     self.path,
                     std::io::Error::new(
                         e.kind(),
-                        format!("{what} of {} bytes at offset {}: {e}", d.io.len, d.io.offset),
+                        format!(
+                            "{what} of {} bytes at offset {}: {e}",
+                            d.io.len, d.io.offset
+                        ),
                     ),
                 ));
             }

@@ -2,8 +2,8 @@
 //! target, play (built-in pool or fio), sync, read back, report.
 
 use crate::error::{Error, Result};
-use crate::player::{self, PlayConfig, Timing};
 use crate::plan::{self, Layout, Mapper};
+use crate::player::{self, PlayConfig, Timing};
 use crate::report::{OpReport, PatternReport, RangeReport, Report, TargetReport, VerifyReport};
 use crate::target::{self, TargetKind};
 use crate::{fio, mounts, pattern, safety, verify};
@@ -33,6 +33,9 @@ pub struct Options {
     pub destructive: bool,
     /// Map addresses beyond the target modulo its size.
     pub wrap: bool,
+    /// Allow a file target beyond [`crate::safety::LARGE_FILE_BYTES`] or half the free
+    /// space of its filesystem (never beyond the free space itself).
+    pub allow_large: bool,
     /// Size of a file target to create (or grow an existing file to); default: the
     /// trace's span.
     pub size: Option<u64>,
@@ -52,6 +55,7 @@ impl Default for Options {
             timing: Timing::AsFast,
             destructive: false,
             wrap: false,
+            allow_large: false,
             size: None,
             seed: 1,
             verify: false,
@@ -85,7 +89,10 @@ fn validate(o: &Options) -> Result<()> {
         ));
     }
     if o.queue_depth == 0 || o.queue_depth > 1024 {
-        return bad(format!("queue depth {} must be between 1 and 1024", o.queue_depth));
+        return bad(format!(
+            "queue depth {} must be between 1 and 1024",
+            o.queue_depth
+        ));
     }
     if let Timing::Trace { speed } = o.timing {
         if !(speed.is_finite() && speed > 0.0) {
@@ -94,14 +101,18 @@ fn validate(o: &Options) -> Result<()> {
     }
     if o.engine == Engine::Fio {
         if o.verify {
-            return bad("--verify needs the built-in engine: fio writes its own data, not \
+            return bad(
+                "--verify needs the built-in engine: fio writes its own data, not \
                         the announced pattern"
-                .into());
+                    .into(),
+            );
         }
         if o.timing != Timing::AsFast {
-            return bad("--timing trace needs the built-in engine: an fio iolog v2 carries \
+            return bad(
+                "--timing trace needs the built-in engine: an fio iolog v2 carries \
                         no timestamps"
-                .into());
+                    .into(),
+            );
         }
     }
     Ok(())
@@ -118,7 +129,9 @@ pub fn replay(
     validate(o)?;
     let ps = u64::from(o.page_size);
     let mut reader = wafer_trace::open(trace, read)?;
-    let scan = plan::scan(reader.as_mut(), o.page_size, &mut |n| progress(Stage::Scan, n, 0))?;
+    let scan = plan::scan(reader.as_mut(), o.page_size, &mut |n| {
+        progress(Stage::Scan, n, 0)
+    })?;
     drop(reader);
     if matches!(o.timing, Timing::Trace { .. }) && !scan.has_time {
         return Err(Error::Invalid(format!(
@@ -151,6 +164,8 @@ pub fn replay(
             let size = info.size.max(want);
             safety::check_size(target_path, size, span, o.page_size, o.wrap)?;
             if size > info.size {
+                let free = target::available_bytes(target_path)?;
+                safety::check_space(target_path, info.size, size, free, o.allow_large)?;
                 let old = target::create_or_grow(target_path, size)?;
                 (size, !info.exists, Some((round_up(old), size)))
             } else {
@@ -164,7 +179,9 @@ pub fn replay(
     let t = target::open(target_path, needs_write, probe)?;
     warnings.extend(t.warning.clone());
     if let Some((from, to)) = prealloc {
-        target::prefill(&t, from, to, &mut |n| progress(Stage::Prefill, n, to - from))?;
+        target::prefill(&t, from, to, &mut |n| {
+            progress(Stage::Prefill, n, to - from)
+        })?;
     }
     if scan.trims > 0 {
         warnings.push(format!(

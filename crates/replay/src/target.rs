@@ -140,7 +140,10 @@ pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
                 }
             }
             if w.is_some() {
-                (open_with(path, write, false).map_err(|e| Error::io(path, e))?, w)
+                (
+                    open_with(path, write, false).map_err(|e| Error::io(path, e))?,
+                    w,
+                )
             } else {
                 (f, None)
             }
@@ -157,6 +160,21 @@ pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
         direct: warning.is_none(),
         warning,
     })
+}
+
+/// Bytes an unprivileged user may still allocate on the filesystem that holds (or will
+/// hold) the file `path` (`statvfs`: `f_bavail * f_frsize`).
+pub fn available_bytes(path: &Path) -> Result<u64> {
+    let dir = if path.exists() {
+        path
+    } else {
+        match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        }
+    };
+    let st = rustix::fs::statvfs(dir).map_err(|e| Error::io(dir, e.into()))?;
+    Ok(st.f_bavail.saturating_mul(st.f_frsize))
 }
 
 /// Create (or grow) a file target to `size` bytes with `set_len`. Returns the old
@@ -200,21 +218,39 @@ mod tests {
     fn new_file_is_created_at_size_and_zero_filled() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("t.img");
-        assert_eq!(inspect(&p).unwrap().exists, false);
+        assert!(!inspect(&p).unwrap().exists);
         assert_eq!(create_or_grow(&p, 3 << 20).unwrap(), 0);
         let t = open(&p, true, 4096).unwrap();
         let mut seen = 0;
         prefill(&t, 0, 3 << 20, &mut |n| seen = n).unwrap();
         assert_eq!(seen, 3 << 20);
         let info = inspect(&p).unwrap();
-        assert_eq!((info.kind, info.exists, info.size), (TargetKind::File, true, 3 << 20));
+        assert_eq!(
+            (info.kind, info.exists, info.size),
+            (TargetKind::File, true, 3 << 20)
+        );
         assert!(std::fs::read(&p).unwrap().iter().all(|&b| b == 0));
+    }
+
+    #[test]
+    fn free_space_is_that_of_the_file_or_its_directory() {
+        let d = tempfile::tempdir().unwrap();
+        let free = available_bytes(d.path()).unwrap();
+        assert!(free > 0);
+        // A missing file is judged by its directory (same filesystem, so the two
+        // readings differ only by what others wrote in between).
+        let missing = available_bytes(&d.path().join("new.img")).unwrap();
+        assert!(missing.abs_diff(free) < 1 << 30, "{missing} vs {free}");
+        assert!(available_bytes(Path::new("/nonexistent-dir/x.img")).is_err());
     }
 
     #[test]
     fn directories_are_not_targets() {
         let d = tempfile::tempdir().unwrap();
         let e = inspect(d.path()).unwrap_err().to_string();
-        assert!(e.contains("must be a regular file or a block device"), "{e}");
+        assert!(
+            e.contains("must be a regular file or a block device"),
+            "{e}"
+        );
     }
 }

@@ -35,7 +35,8 @@ pub fn verify(
         }
         let run = &pages[i..j];
         let b = &mut buf.as_mut_slice()[..run.len() * ps];
-        file.read_exact_at(b, run[0].0).map_err(|e| Error::io(path, e))?;
+        file.read_exact_at(b, run[0].0)
+            .map_err(|e| Error::io(path, e))?;
         for (k, &(offset, seq)) in run.iter().enumerate() {
             pattern::check(&b[k * ps..(k + 1) * ps], seed, offset, Some(seq))
                 .map_err(|what| Error::Verify { offset, what })?;

@@ -193,7 +193,10 @@ fn too_small_target_is_refused_and_wrap_maps_modulo_its_size() {
         )
     );
     // Refused before anything was written.
-    assert!(std::fs::read(&target).unwrap().iter().all(|&b| b == SENTINEL));
+    assert!(std::fs::read(&target)
+        .unwrap()
+        .iter()
+        .all(|&b| b == SENTINEL));
 
     let o = Options {
         wrap: true,
@@ -205,12 +208,19 @@ fn too_small_target_is_refused_and_wrap_maps_modulo_its_size() {
     assert!(r.range.wrap);
     assert_eq!((r.range.end, r.range.span_bytes), (16 * PS, 49 * PS));
     assert_eq!(r.range.wrapped_requests, 4);
-    assert_eq!(r.write.ios, 5, "the request crossing the end is split in two I/Os");
+    assert_eq!(
+        r.write.ios, 5,
+        "the request crossing the end is split in two I/Os"
+    );
     // By hand: write I/Os #1 page 5, #2 page 4, #3 pages 14-15, #4 page 15 (47 mod 16),
     // #5 page 0 (48 mod 16, the second piece of the split request).
     let expect = BTreeMap::from([(5, 1), (4, 2), (14, 3), (15, 4), (0, 5)]);
     check_contents(&target, 3, &expect);
-    assert_eq!(std::fs::metadata(&target).unwrap().len(), 16 * PS, "never grown");
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().len(),
+        16 * PS,
+        "never grown"
+    );
 }
 
 #[test]
@@ -241,6 +251,47 @@ fn missing_file_is_created_and_preallocated() {
     let r = run(&trace, &big, &o).unwrap();
     assert_eq!((r.target.bytes, r.range.end), (1 << 20, 10 * PS));
     assert_eq!(std::fs::metadata(&big).unwrap().len(), 1 << 20);
+}
+
+/// A trace whose span no disk here can hold (a write just below 2 PiB): the file target is
+/// refused before it exists, even with `allow_large`, naming the sizes and `--wrap`;
+/// with `--wrap` onto a small `--size` the same trace runs.
+#[test]
+fn file_target_beyond_the_free_space_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let reqs = vec![(0, true, 4096, 4096), (1, true, (1 << 51) - 4096, 4096)];
+    let trace = msr(d.path(), &reqs);
+    let target = d.path().join("huge.img");
+    for allow_large in [false, true] {
+        let o = Options {
+            allow_large,
+            ..Options::default()
+        };
+        let e = run(&trace, &target, &o).unwrap_err();
+        assert!(e.is_usage());
+        let m = e.to_string();
+        let want = format!(
+            "{}: refusing to make a 2048 TiB file target: that needs 2048 TiB more and its \
+             filesystem has ",
+            target.display()
+        );
+        assert!(m.starts_with(&want), "{m}");
+        assert!(
+            m.ends_with("replay onto a smaller file with --wrap (e.g. --wrap --size 256MiB)"),
+            "{m}"
+        );
+        assert!(!target.exists(), "refused before the file is created");
+    }
+    let o = Options {
+        wrap: true,
+        size: Some(1 << 20),
+        verify: true,
+        ..Options::default()
+    };
+    let r = run(&trace, &target, &o).unwrap();
+    assert_eq!((r.target.bytes, r.range.end), (1 << 20, 1 << 20));
+    assert_eq!(r.range.span_bytes, 1 << 51);
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 1 << 20);
 }
 
 /// With `--timing trace`, requests wait for their timestamps: 0.2 s of trace time at
@@ -274,15 +325,25 @@ fn bad_options_are_refused_with_their_reason() {
     let target = d.path().join("t.img");
     let msg = |o: Options| run(&trace, &target, &o).unwrap_err().to_string();
     assert_eq!(
-        msg(Options { queue_depth: 0, ..Options::default() }),
+        msg(Options {
+            queue_depth: 0,
+            ..Options::default()
+        }),
         "queue depth 0 must be between 1 and 1024"
     );
     assert_eq!(
-        msg(Options { page_size: 1000, ..Options::default() }),
+        msg(Options {
+            page_size: 1000,
+            ..Options::default()
+        }),
         "page size 1000 must be a multiple of 512 bytes (O_DIRECT alignment)"
     );
-    assert!(msg(Options { engine: Engine::Fio, verify: true, ..Options::default() })
-        .starts_with("--verify needs the built-in engine"));
+    assert!(msg(Options {
+        engine: Engine::Fio,
+        verify: true,
+        ..Options::default()
+    })
+    .starts_with("--verify needs the built-in engine"));
     assert!(!target.exists(), "nothing created for a refused run");
 }
 

@@ -7,8 +7,8 @@ use super::UsageError;
 use crate::progress;
 use std::path::PathBuf;
 use wafer_replay::{Engine, Options, Report, Stage, Timing};
-use wafer_trace::units::{format_size, parse_size};
 use wafer_trace::format::GenericSpec;
+use wafer_trace::units::{format_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
 
 /// When requests are issued.
@@ -39,7 +39,8 @@ pub enum Via {
   wafer replay after.csv --target replay.img --via fio --queue-depth 8
 Safety: writing to a block device needs --destructive and is refused while it or a
 partition of it is mounted; a target smaller than the trace's addresses is refused
-unless --wrap. Every written page carries an announced pattern (see docs/replay.md).")]
+unless --wrap; a file target is not created or grown beyond the free space of its
+filesystem (nor beyond half of it or 64 GiB without --allow-large). Every written page carries an announced pattern (see docs/replay.md).")]
 pub struct Args {
     /// The trace (any format wafer reads; after-cache traces of `wafer sim --after`).
     pub trace: PathBuf,
@@ -58,6 +59,10 @@ pub struct Args {
     /// Map addresses beyond the target modulo its size instead of refusing.
     #[arg(long)]
     pub wrap: bool,
+    /// Allow a file target larger than 64 GiB or half the free space of its
+    /// filesystem (never larger than the free space).
+    #[arg(long)]
+    pub allow_large: bool,
     /// Size of a new file target (default: the trace's address span); an existing
     /// smaller file is grown to it.
     #[arg(long)]
@@ -130,7 +135,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let page_size = parse_size(&a.page_size)
         .ok()
         .and_then(|p| u32::try_from(p).ok())
-        .ok_or_else(|| usage(format!("page size `{}`: expected a size like 4KiB", a.page_size)))?;
+        .ok_or_else(|| {
+            usage(format!(
+                "page size `{}`: expected a size like 4KiB",
+                a.page_size
+            ))
+        })?;
     let size = a
         .size
         .as_deref()
@@ -155,6 +165,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         },
         destructive: a.destructive,
         wrap: a.wrap,
+        allow_large: a.allow_large,
         size,
         seed: a.seed,
         verify: a.verify,
@@ -171,23 +182,29 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         },
     };
     let mut bar: Option<(Stage, indicatif::ProgressBar)> = None;
-    let result = wafer_replay::replay(&a.trace, &read, &a.target, &opts, &mut |stage, done, total| {
-        if bar.as_ref().map(|b| b.0) != Some(stage) {
-            if let Some((_, b)) = bar.take() {
-                b.finish_and_clear();
+    let result = wafer_replay::replay(
+        &a.trace,
+        &read,
+        &a.target,
+        &opts,
+        &mut |stage, done, total| {
+            if bar.as_ref().map(|b| b.0) != Some(stage) {
+                if let Some((_, b)) = bar.take() {
+                    b.finish_and_clear();
+                }
+                let what = match stage {
+                    Stage::Scan => "scanning trace",
+                    Stage::Prefill => "preallocating target",
+                    Stage::Replay => "replaying",
+                    Stage::Verify => "verifying",
+                };
+                bar = Some((stage, progress::bar(total, what)));
             }
-            let what = match stage {
-                Stage::Scan => "scanning trace",
-                Stage::Prefill => "preallocating target",
-                Stage::Replay => "replaying",
-                Stage::Verify => "verifying",
-            };
-            bar = Some((stage, progress::bar(total, what)));
-        }
-        if let Some((_, b)) = &bar {
-            b.set_position(done);
-        }
-    });
+            if let Some((_, b)) = &bar {
+                b.set_position(done);
+            }
+        },
+    );
     if let Some((_, b)) = bar.take() {
         b.finish_and_clear();
     }
@@ -231,7 +248,14 @@ fn print_text(r: &Report) {
             t.preallocation
         ));
     }
-    how.push(if t.direct_io { "O_DIRECT" } else { "buffered I/O" }.to_string());
+    how.push(
+        if t.direct_io {
+            "O_DIRECT"
+        } else {
+            "buffered I/O"
+        }
+        .to_string(),
+    );
     println!(
         "target     {} ({:?}, {}; {})",
         t.path.display(),
@@ -284,7 +308,11 @@ fn print_text(r: &Report) {
             .map(|l| format!("; at most {l:.3} ms behind the trace's schedule"))
             .unwrap_or_default()
     );
-    for (name, o) in [("reads", &r.read), ("writes", &r.write), ("total", &r.total)] {
+    for (name, o) in [
+        ("reads", &r.read),
+        ("writes", &r.write),
+        ("total", &r.total),
+    ] {
         let l = &o.latency;
         let lat = if l.count > 0 {
             format!(
