@@ -214,6 +214,14 @@ pub fn replay(
         let f = fio::run(&t, reader.as_mut(), &mapper, o.queue_depth, &mut |n| {
             progress(Stage::Replay, n, scan.requests)
         })?;
+        let accounted = f.read.ios + f.write.ios;
+        if accounted < f.issued {
+            warnings.push(format!(
+                "fio issued {} I/Os but accounted {accounted} in its totals and latencies \
+                 (its async engines leave the last in-flight I/Os of an iolog out)",
+                f.issued
+            ));
+        }
         return Ok(Report {
             engine: "fio".into(),
             trace: trace.to_path_buf(),

@@ -257,9 +257,12 @@ fn print_text(r: &Report) {
         .to_string(),
     );
     println!(
-        "target     {} ({:?}, {}; {})",
+        "target     {} ({}, {}; {})",
         t.path.display(),
-        t.kind,
+        match t.kind {
+            wafer_replay::target::TargetKind::File => "file",
+            wafer_replay::target::TargetKind::BlockDevice => "block device",
+        },
         format_size(t.bytes),
         how.join(", ")
     );
