@@ -32,7 +32,7 @@ pub enum Via {
 /// Arguments of `wafer replay`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
-  wafer replay after-lru.csv --target /tmp/replay.img --size 256MiB --verify
+  wafer replay after-lru.csv --target /tmp/replay.img --size 256MiB --wrap --verify
   wafer replay after.csv --target replay.img --queue-depth 8 --json
   wafer replay trace.csv --target replay.img --timing trace --speed 10
   wafer replay after.csv --target /dev/sdX --destructive --wrap
