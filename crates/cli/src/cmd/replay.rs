@@ -40,7 +40,8 @@ pub enum Via {
 Safety: writing to a block device needs --destructive and is refused while it or a
 partition of it is mounted; a target smaller than the trace's addresses is refused
 unless --wrap; a file target is not created or grown beyond the free space of its
-filesystem (nor beyond half of it or 64 GiB without --allow-large). Every written page carries an announced pattern (see docs/replay.md).")]
+filesystem (nor beyond half of it or 64 GiB without --allow-large). Every written
+page carries an announced pattern (see docs/replay.md).")]
 pub struct Args {
     /// The trace (any format wafer reads; after-cache traces of `wafer sim --after`).
     pub trace: PathBuf,
