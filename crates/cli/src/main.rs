@@ -46,6 +46,8 @@ enum Command {
     Ssd(Box<cmd::ssd::Args>),
     /// Run a small TS-CLOCK-style study on a bundled trace and write a report.
     Demo(cmd::demo::Args),
+    /// Play a trace on a real file or block device (O_DIRECT) and time it.
+    Replay(Box<cmd::replay::Args>),
 }
 
 fn main() {
@@ -67,6 +69,7 @@ fn main() {
         Command::Demo(a) => cmd::demo::run(a),
         Command::Ftl(a) => cmd::ftl::run(*a),
         Command::Ssd(a) => cmd::ssd::run(*a),
+        Command::Replay(a) => cmd::replay::run(*a),
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod ftl;
 pub mod policies;
+pub mod replay;
 pub mod reproduce;
 pub mod run;
 pub mod sim;

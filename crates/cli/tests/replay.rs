@@ -1,0 +1,321 @@
+//! `wafer replay` end to end on temporary files: the announced pattern and range, the
+//! refusals with their messages and exit codes, after-cache traces of `wafer sim`, fio.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+const PS: usize = 4096;
+const SENTINEL: u8 = 0x5A;
+
+fn wafer() -> Command {
+    Command::cargo_bin("wafer").expect("binary")
+}
+
+fn shared_trace(rel: &str) -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/"
+    ))
+    .join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{} is missing (CI needs ../shared/traces)", p.display());
+    }
+    eprintln!("skipping: {} not found", p.display());
+    None
+}
+
+/// An MSR Cambridge CSV of (write?, offset, len), 100 ns apart.
+fn msr(dir: &Path, reqs: &[(bool, u64, u32)]) -> PathBuf {
+    let mut s = String::new();
+    for (i, &(w, off, len)) in reqs.iter().enumerate() {
+        let op = if w { "Write" } else { "Read" };
+        s += &format!("{i},host,0,{op},{off},{len},0\n");
+    }
+    let p = dir.join("trace.csv");
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+fn word(page: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(page[i * 8..i * 8 + 8].try_into().unwrap())
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Pages 1, 3-4 and 6 are written (page 3 twice), page 7 read; the target is 12 pages
+/// of sentinel bytes. Afterwards the written pages carry the announced header words
+/// (magic, seed, their own offset, the sequence number of their last write) and every
+/// other page still holds the sentinel: nothing outside the written pages changed.
+#[test]
+fn written_pages_carry_the_announced_pattern_and_nothing_else_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let p = PS as u64;
+    let trace = msr(
+        d.path(),
+        &[
+            (true, p, 4096),
+            (true, 3 * p, 8192),
+            (false, 7 * p, 4096),
+            (true, 6 * p + 100, 200), // a partial page is replayed as the whole page
+            (true, 3 * p, 4096),
+        ],
+    );
+    let target = d.path().join("t.img");
+    std::fs::write(&target, vec![SENTINEL; 12 * PS]).unwrap();
+    let out = wafer()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--format", "msr", "--target"])
+        .arg(&target)
+        .args(["--seed", "42", "-q", "4", "--verify", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["pattern"]["name"], "wafer-page-v1");
+    assert_eq!(r["pattern"]["seed"], 42);
+    assert_eq!(r["range"]["start"], 0);
+    assert_eq!(r["range"]["end"], 8 * p, "pages 0..8: the trace's span");
+    assert_eq!(r["target"]["bytes"], 12 * p);
+    assert_eq!(r["target"]["created"], false);
+    assert_eq!(r["write"]["ios"], 4);
+    assert_eq!(r["read"]["ios"], 1);
+    assert_eq!(r["verify"]["pages"], 4);
+    assert_eq!(r["queue_depth"], 4);
+
+    let data = std::fs::read(&target).unwrap();
+    assert_eq!(data.len(), 12 * PS, "the file was not grown");
+    // page -> sequence number of its last write I/O (1-based).
+    let expect = [(1, 1), (3, 4), (4, 2), (6, 3)];
+    for (i, page) in data.chunks(PS).enumerate() {
+        match expect.iter().find(|e| e.0 == i) {
+            Some(&(_, seq)) => {
+                assert_eq!(&page[..8], b"wafrpag1", "page {i}");
+                assert_eq!(word(page, 1), 42, "page {i}: seed");
+                assert_eq!(word(page, 2), (i * PS) as u64, "page {i}: offset");
+                assert_eq!(word(page, 3), seq, "page {i}: write sequence");
+            }
+            None => assert!(page.iter().all(|&b| b == SENTINEL), "page {i} changed"),
+        }
+    }
+}
+
+#[test]
+fn text_report_announces_range_pattern_and_rates() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096), (false, 4096, 4096)]);
+    let target = d.path().join("new.img");
+    wafer()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--format", "msr", "--target"])
+        .arg(&target)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "range      bytes 0..8192 (2 pages of 4096 B)",
+        ))
+        .stdout(predicate::str::contains("pattern    wafer-page-v1 seed 1:"))
+        .stdout(predicate::str::contains(
+            "created, preallocated bytes 0..8192",
+        ))
+        .stdout(predicate::str::contains("writes     1 I/Os, 4 KiB"))
+        .stdout(predicate::str::contains("latency us p50"));
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 8192);
+}
+
+#[test]
+fn too_small_target_is_refused_unless_wrap() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096), (true, 9 * 4096, 4096)]);
+    let target = d.path().join("small.img");
+    std::fs::write(&target, vec![SENTINEL; 4 * PS]).unwrap();
+    let base = || {
+        let mut c = wafer();
+        c.arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--target"])
+            .arg(&target);
+        c
+    };
+    base().assert().code(2).stderr(format!(
+        "wafer: {}: target holds 16384 bytes but the trace addresses 40960 bytes (pages \
+         0..10 of 4096 B); use --wrap to map addresses modulo the target size, or a larger \
+         target (--size for a new file)\n",
+        target.display()
+    ));
+    assert!(std::fs::read(&target)
+        .unwrap()
+        .iter()
+        .all(|&b| b == SENTINEL));
+    // Page 9 wraps onto page 1 (9 mod 4), and the output says so.
+    base()
+        .args(["--wrap", "--verify"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "range      bytes 0..16384 (4 pages of 4096 B); --wrap: the trace's 40 KiB mapped \
+             modulo the range (1 requests wrapped)",
+        ));
+    let data = std::fs::read(&target).unwrap();
+    assert_eq!(word(&data[PS..], 2), PS as u64);
+    assert_eq!(word(&data[PS..], 3), 2);
+    assert!(data[2 * PS..].iter().all(|&b| b == SENTINEL));
+}
+
+/// A trace reaching 1 PiB would need a file no disk here holds: refused before the
+/// file exists, naming the sizes and `--wrap`; `--allow-large` does not lift the free
+/// space itself.
+#[test]
+fn file_target_beyond_free_space_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, (1 << 50) - 4096, 4096)]);
+    let target = d.path().join("huge.img");
+    for extra in [&[][..], &["--allow-large"][..]] {
+        wafer()
+            .arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--target"])
+            .arg(&target)
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::starts_with(format!(
+                "wafer: {}: refusing to make a 1024 TiB file target: that needs 1024 TiB \
+                 more and its filesystem has ",
+                target.display()
+            )))
+            .stderr(predicate::str::ends_with(
+                "available; replay onto a smaller file with --wrap (e.g. --wrap --size \
+                 256MiB)\n",
+            ));
+        assert!(!target.exists());
+    }
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096)]);
+    let target = d.path().join("t.img");
+    let run = |args: &[&str], msg: &str| {
+        wafer()
+            .arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--target"])
+            .arg(&target)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(format!("wafer: {msg}\n"));
+    };
+    run(
+        &["--via", "fio", "--verify"],
+        "--verify needs the built-in engine: fio writes its own data, not the announced pattern",
+    );
+    run(&["--speed", "2"], "--speed applies to --timing trace only");
+    run(&["-q", "0"], "queue depth 0 must be between 1 and 1024");
+    run(
+        &["--page-size", "1000"],
+        "page size 1000 must be a multiple of 512 bytes (O_DIRECT alignment)",
+    );
+    assert!(!target.exists(), "nothing created for a refused run");
+}
+
+/// The after-cache trace `wafer sim --after` writes is read by its header: the replay
+/// issues exactly its rows (reads and writes counted from the file here), wrapped onto
+/// a 4 MiB file because the FIU trace spans 277 GiB.
+#[test]
+fn after_cache_trace_of_sim_replays_wrapped() {
+    let Some(t) = shared_trace("fiu/fiu_mail_cheetah_10k.blkparse") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let after = d.path().join("after.csv");
+    wafer()
+        .args(["sim", "-t"])
+        .arg(&t)
+        .args(["-p", "lru", "-c", "1MiB", "--after"])
+        .arg(&after)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&after).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("access,time_ns,op,kind,group,dev,page,offset,len")
+    );
+    let (mut reads, mut writes) = (0u64, 0u64);
+    for l in lines {
+        match l.split(',').nth(2) {
+            Some("R") => reads += 1,
+            Some("W") => writes += 1,
+            other => panic!("unexpected op {other:?} in {l}"),
+        }
+    }
+    assert!(reads > 0 && writes > 0, "{reads} reads, {writes} writes");
+    let target = d.path().join("r.img");
+    let out = wafer()
+        .arg("replay")
+        .arg(&after)
+        .arg("--target")
+        .arg(&target)
+        .args(["--size", "4MiB", "--wrap", "--verify", "--json", "-q", "2"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["scan"]["reads"], reads);
+    assert_eq!(r["scan"]["writes"], writes);
+    assert_eq!(r["range"]["end"], 4 << 20);
+    assert_eq!(r["range"]["wrap"], true);
+    assert!(r["range"]["span_bytes"].as_u64().unwrap() > 200 << 30);
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 4 << 20);
+}
+
+/// `--via fio` issues the same mapped I/Os with fio and reads its JSON back. Skipped,
+/// visibly, where fio is not installed.
+#[test]
+fn via_fio_reports_fios_numbers() {
+    if std::process::Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipping via_fio_reports_fios_numbers: fio is not on PATH");
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let p = 4096u64;
+    let reqs: Vec<_> = (0..64)
+        .map(|i| (i % 3 != 0, (i * 7 % 32) * p, 4096))
+        .collect();
+    let trace = msr(d.path(), &reqs);
+    let target = d.path().join("t.img");
+    let out = wafer()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--format", "msr", "--target"])
+        .arg(&target)
+        .args(["--via", "fio", "--json"])
+        .output()
+        .unwrap();
+    let r = json_of(&out);
+    assert_eq!(r["engine"], "fio");
+    assert!(r["pattern"].is_null(), "fio writes its own data");
+    // psync at depth 1 accounts every I/O: 42 writes and 22 reads of one page each.
+    assert_eq!(r["write"]["ios"], 42);
+    assert_eq!(r["read"]["ios"], 22);
+    assert_eq!(r["write"]["bytes"], 42 * p);
+    assert!(r["write"]["latency"]["p50_us"].as_f64().unwrap() > 0.0);
+    assert_eq!(std::fs::metadata(&target).unwrap().len(), 32 * p);
+}

@@ -1,0 +1,304 @@
+//! Is a block device in use? Before the player writes to a device it checks that
+//! neither the device nor any partition of it is mounted (`/proc/self/mounts`) and that
+//! no other block device is stacked on it (device mapper, MD RAID, bcache: the
+//! `holders/` directories of sysfs). Partitions are the subdirectories of
+//! `/sys/class/block/<disk>/` that hold a `partition` file (the kernel's sysfs-block
+//! ABI). The parsing is separate from the file reading so that it can be tested on
+//! fixture text.
+
+use std::path::Path;
+
+/// One line of `/proc/self/mounts` (the fstab layout, `proc_pid_mounts(5)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// What is mounted (`/dev/sda1`, `tmpfs`, ...), octal escapes undone.
+    pub source: String,
+    /// Where.
+    pub target: String,
+    /// Filesystem type.
+    pub fstype: String,
+}
+
+/// Undo the kernel's octal escapes (`\040` for a space, `\011`, `\012`, `\134`).
+fn unescape(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+            out.push(v);
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Parse the text of `/proc/self/mounts`; malformed lines are skipped (the kernel
+/// writes this file, so there are none in practice).
+pub fn parse_mounts(text: &str) -> Vec<Mount> {
+    text.lines()
+        .filter_map(|line| {
+            let mut f = line.split_ascii_whitespace();
+            let (source, target, fstype) = (f.next()?, f.next()?, f.next()?);
+            Some(Mount {
+                source: unescape(source),
+                target: unescape(target),
+                fstype: unescape(fstype),
+            })
+        })
+        .collect()
+}
+
+/// A block device as sysfs describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockDevice {
+    /// Kernel name (`sdb`, `nvme0n1`, `mmcblk0`, `sdb1`).
+    pub name: String,
+    /// `major:minor`.
+    pub dev: String,
+    /// Its partitions (kernel name, `major:minor`), empty for a partition itself.
+    pub partitions: Vec<(String, String)>,
+    /// Block devices stacked on it or on a partition of it (`dm-0`, `md0`).
+    pub holders: Vec<String>,
+}
+
+fn read_trim(p: &Path) -> Option<String> {
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+fn holders(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir.join("holders"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+impl BlockDevice {
+    /// Read device `name` from a sysfs `class/block` directory (`/sys/class/block` on a
+    /// live system, a fixture tree in tests).
+    pub fn from_sysfs(class_block: &Path, name: &str) -> std::io::Result<BlockDevice> {
+        let dir = class_block.join(name);
+        let dev = std::fs::read_to_string(dir.join("dev"))?.trim().to_string();
+        let mut partitions = Vec::new();
+        let mut holder = holders(&dir);
+        for e in std::fs::read_dir(&dir)?.flatten() {
+            let p = e.path();
+            if p.join("partition").is_file() {
+                let pname = e.file_name().to_string_lossy().into_owned();
+                let pdev = read_trim(&p.join("dev")).unwrap_or_default();
+                holder.extend(holders(&p));
+                partitions.push((pname, pdev));
+            }
+        }
+        partitions.sort();
+        holder.sort();
+        holder.dedup();
+        Ok(BlockDevice {
+            name: name.to_string(),
+            dev,
+            partitions,
+            holders: holder,
+        })
+    }
+
+    /// The kernel name of the device whose `major:minor` is `dev`, looked up in the
+    /// sysfs `dev/block` directory (`/sys/dev/block/8:16 -> ../../block/sdb`).
+    pub fn name_of(dev_block: &Path, dev: &str) -> std::io::Result<String> {
+        let p = std::fs::canonicalize(dev_block.join(dev))?;
+        Ok(p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default())
+    }
+
+    /// Who uses the device: one phrase per mounted device or partition and per holder.
+    /// `resolve` maps a mount source to `(kernel name, major:minor)` when it names a
+    /// block device (`/dev/sdb1`, `/dev/disk/by-uuid/...`); sources it cannot resolve
+    /// are compared by the last path component.
+    pub fn users(
+        &self,
+        mounts: &[Mount],
+        resolve: impl Fn(&str) -> Option<(String, String)>,
+    ) -> Vec<String> {
+        let mut names: Vec<(&str, &str)> = vec![(&self.name, &self.dev)];
+        names.extend(
+            self.partitions
+                .iter()
+                .map(|(n, d)| (n.as_str(), d.as_str())),
+        );
+        let mut out = Vec::new();
+        for m in mounts {
+            if !m.source.starts_with('/') {
+                continue;
+            }
+            let (rname, rdev) = resolve(&m.source).unwrap_or_else(|| {
+                let last = m.source.rsplit('/').next().unwrap_or("").to_string();
+                (last, String::new())
+            });
+            if let Some((n, _)) = names
+                .iter()
+                .find(|(n, d)| *n == rname || (!rdev.is_empty() && *d == rdev))
+            {
+                out.push(format!(
+                    "/dev/{n} is mounted on {} ({})",
+                    m.target, m.fstype
+                ));
+            }
+        }
+        for h in &self.holders {
+            out.push(format!("{h} is stacked on it (device mapper or RAID)"));
+        }
+        out
+    }
+}
+
+/// Resolve a mount source on the live system: its kernel name and `major:minor` if it
+/// is a block device node (symlinks followed).
+pub fn resolve_live(source: &str) -> Option<(String, String)> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let md = std::fs::metadata(source).ok()?;
+    if !md.file_type().is_block_device() {
+        return None;
+    }
+    let dev = format!("{}:{}", major(md.rdev()), minor(md.rdev()));
+    let name = BlockDevice::name_of(Path::new("/sys/dev/block"), &dev).ok()?;
+    Some((name, dev))
+}
+
+/// Major number of a Linux `dev_t` (glibc's `gnu_dev_major` bit layout).
+pub fn major(rdev: u64) -> u64 {
+    ((rdev >> 32) & 0xffff_f000) | ((rdev >> 8) & 0x0000_0fff)
+}
+
+/// Minor number of a Linux `dev_t`.
+pub fn minor(rdev: u64) -> u64 {
+    ((rdev >> 12) & 0xffff_ff00) | (rdev & 0x0000_00ff)
+}
+
+/// Check, on the live system, that the block device node at `path` may be written:
+/// returns the list of users (empty = free).
+pub fn live_users(path: &Path) -> std::io::Result<Vec<String>> {
+    use std::os::unix::fs::MetadataExt;
+    let md = std::fs::metadata(path)?;
+    let dev = format!("{}:{}", major(md.rdev()), minor(md.rdev()));
+    let name = BlockDevice::name_of(Path::new("/sys/dev/block"), &dev)?;
+    let bd = BlockDevice::from_sysfs(Path::new("/sys/class/block"), &name)?;
+    let mounts = parse_mounts(&std::fs::read_to_string("/proc/self/mounts")?);
+    Ok(bd.users(&mounts, resolve_live))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTS: &str = "\
+sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0
+/dev/nvme0n1p2 / ext4 rw,relatime 0 0
+/dev/sdb1 /media/my\\040card vfat rw,nosuid 0 0
+tmpfs /run tmpfs rw 0 0
+";
+
+    fn fixture() -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        let w = |p: &str, s: &str| {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        w("sdb/dev", "8:16\n");
+        w("sdb/size", "62333952\n");
+        w("sdb/queue/logical_block_size", "512\n");
+        w("sdb/sdb1/dev", "8:17\n");
+        w("sdb/sdb1/partition", "1\n");
+        w("sdb/sdb2/dev", "8:18\n");
+        w("sdb/sdb2/partition", "2\n");
+        w("sdc/dev", "8:32\n");
+        w("sdd/dev", "8:48\n");
+        std::fs::create_dir_all(d.path().join("sdd/holders/dm-0")).unwrap();
+        d
+    }
+
+    #[test]
+    fn mounts_are_parsed_with_escapes() {
+        let m = parse_mounts(MOUNTS);
+        assert_eq!(m.len(), 4);
+        assert_eq!(m[2].source, "/dev/sdb1");
+        assert_eq!(m[2].target, "/media/my card");
+        assert_eq!(m[2].fstype, "vfat");
+    }
+
+    #[test]
+    fn partitions_are_found_in_sysfs() {
+        let d = fixture();
+        let b = BlockDevice::from_sysfs(d.path(), "sdb").unwrap();
+        assert_eq!(b.dev, "8:16");
+        assert_eq!(
+            b.partitions,
+            vec![
+                ("sdb1".into(), "8:17".into()),
+                ("sdb2".into(), "8:18".into())
+            ]
+        );
+        assert!(b.holders.is_empty());
+    }
+
+    /// A disk whose partition is mounted is refused, with the mount named.
+    #[test]
+    fn mounted_partition_is_reported() {
+        let d = fixture();
+        let b = BlockDevice::from_sysfs(d.path(), "sdb").unwrap();
+        let users = b.users(&parse_mounts(MOUNTS), |_| None);
+        assert_eq!(users, vec!["/dev/sdb1 is mounted on /media/my card (vfat)"]);
+    }
+
+    /// Mount sources given as symlinks (`/dev/disk/by-uuid/...`) match through the
+    /// resolver's `major:minor`.
+    #[test]
+    fn mounted_by_uuid_is_reported() {
+        let d = fixture();
+        let b = BlockDevice::from_sysfs(d.path(), "sdb").unwrap();
+        let m = parse_mounts("/dev/disk/by-uuid/1234-ABCD /boot/efi vfat rw 0 0\n");
+        let users = b.users(&m, |s| {
+            (s == "/dev/disk/by-uuid/1234-ABCD").then(|| ("sdb2".to_string(), "8:18".to_string()))
+        });
+        assert_eq!(users, vec!["/dev/sdb2 is mounted on /boot/efi (vfat)"]);
+    }
+
+    #[test]
+    fn unmounted_disk_is_free_and_holders_count() {
+        let d = fixture();
+        let c = BlockDevice::from_sysfs(d.path(), "sdc").unwrap();
+        assert!(c.users(&parse_mounts(MOUNTS), |_| None).is_empty());
+        let dd = BlockDevice::from_sysfs(d.path(), "sdd").unwrap();
+        assert_eq!(
+            dd.users(&parse_mounts(MOUNTS), |_| None),
+            vec!["dm-0 is stacked on it (device mapper or RAID)"]
+        );
+    }
+
+    #[test]
+    fn dev_t_split_matches_glibc_layout() {
+        // makedev(8, 17) and makedev(259, 65536) in glibc's encoding.
+        let mk = |ma: u64, mi: u64| {
+            ((ma & 0xffff_f000) << 32)
+                | ((ma & 0xfff) << 8)
+                | ((mi & 0xffff_ff00) << 12)
+                | (mi & 0xff)
+        };
+        for (ma, mi) in [(8, 17), (259, 65536), (179, 0)] {
+            assert_eq!((major(mk(ma, mi)), minor(mk(ma, mi))), (ma, mi));
+        }
+    }
+}
