@@ -298,7 +298,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
                     if stop.load(Ordering::Relaxed) {
                         return; // discarded: the run was stopped while this cell ran
                     }
-                    let r = r.and_then(|r| store2.save(&r).map(|()| r));
+                    let r = r.and_then(|r| store2.save_and_reload(&r));
                     let _ = tx.send((*gi, r));
                 });
             });

@@ -71,8 +71,17 @@ impl Store {
 
     /// Store a finished cell.
     pub fn save(&self, r: &CellResult) -> Result<(), LabError> {
+        self.save_and_reload(r).map(|_| ())
+    }
+
+    /// Store a finished cell and return it as [`Store::load`] will read it back.
+    /// serde_json's float parsing may differ from the computed value in the last bit,
+    /// so the runner reports what is stored: a resumed run then equals an
+    /// uninterrupted one bit for bit.
+    pub fn save_and_reload(&self, r: &CellResult) -> Result<CellResult, LabError> {
         let json = serde_json::to_vec(r).map_err(|e| LabError::Invalid(e.to_string()))?;
-        write_atomic(&self.cell_path(&r.id), &json)
+        write_atomic(&self.cell_path(&r.id), &json)?;
+        serde_json::from_slice(&json).map_err(|e| LabError::Invalid(e.to_string()))
     }
 
     /// Remove the temporaries (`.<name>.tmp.<pid>`) that a killed run left among the

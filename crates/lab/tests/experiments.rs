@@ -60,6 +60,23 @@ fn rows(results: &[CellResult]) -> Vec<Vec<(String, Value)>> {
     results.iter().map(|r| r.row(false)).collect()
 }
 
+/// Assert equal rows, naming the first difference (rows are long).
+fn same_rows(a: &[Vec<(String, Value)>], b: &[Vec<(String, Value)>], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: row count");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert_eq!(x.len(), y.len(), "{what}: row {i} width");
+        for ((k, v), (l, w)) in x.iter().zip(y) {
+            assert_eq!(k, l, "{what}: row {i} columns");
+            assert_eq!(v, w, "{what}: row {i}, column {k}");
+        }
+    }
+}
+
+/// A result as the store holds it (JSON round trip).
+fn as_stored(r: CellResult) -> CellResult {
+    serde_json::from_slice(&serde_json::to_vec(&r).unwrap()).unwrap()
+}
+
 #[test]
 fn one_and_two_workers_give_identical_rows() {
     let dir = tempfile::tempdir().unwrap();
@@ -70,7 +87,11 @@ fn one_and_two_workers_give_identical_rows() {
     assert_eq!(b.outcome.jobs, 2);
     assert_eq!(a.outcome.results.len(), 4 * 3 * 2);
     assert_eq!(b.outcome.computed, 24);
-    assert_eq!(rows(&a.outcome.results), rows(&b.outcome.results));
+    same_rows(
+        &rows(&a.outcome.results),
+        &rows(&b.outcome.results),
+        "1 vs 2 workers",
+    );
     // Not vacuous: the cells differ from each other.
     let hits: BTreeSet<u64> = a.outcome.results.iter().map(|r| r.cache.hits).collect();
     assert!(hits.len() > 4, "{hits:?}");
@@ -95,11 +116,19 @@ fn single_cells_compute_what_the_runner_stores() {
     let stored: Vec<&str> = done.outcome.results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, stored, "grid order and ids");
     let store = Store::new(&out);
-    assert_eq!(rows(&store.collect(&plan)), rows(&done.outcome.results));
+    same_rows(
+        &rows(&store.collect(&plan)),
+        &rows(&done.outcome.results),
+        "collect",
+    );
     // A remote worker's view: one cell at a time, decoded on its own.
     for i in [0, 7, 13, 22] {
-        let r = run_cell(&plan, &cells[i]).unwrap();
-        assert_eq!(r.row(false), done.outcome.results[i].row(false), "cell {i}");
+        let r = as_stored(run_cell(&plan, &cells[i]).unwrap());
+        same_rows(
+            &[r.row(false)],
+            &[done.outcome.results[i].row(false)],
+            &format!("cell {i}"),
+        );
     }
     // A cell from another experiment is refused, not computed with wrong inputs.
     let mut foreign = cells[0].clone();
@@ -119,7 +148,11 @@ fn single_cells_compute_what_the_runner_stores() {
         1,
         "trace facts recomputed for the report"
     );
-    assert_eq!(rows(&fin.outcome.results), rows(&done.outcome.results));
+    same_rows(
+        &rows(&fin.outcome.results),
+        &rows(&done.outcome.results),
+        "driver",
+    );
 }
 
 /// A Parquet field as JSON, for comparison with `results.json`.
@@ -140,7 +173,7 @@ fn parquet_holds_the_rows_of_the_json_table() {
     let dir = tempfile::tempdir().unwrap();
     let plan = plan(dir.path());
     let out = dir.path().join("out");
-    run(&plan, out.clone(), 2);
+    let done = run(&plan, out.clone(), 2);
     let json: Vec<serde_json::Map<String, Value>> =
         serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     let f = std::fs::File::open(out.join("results.parquet")).unwrap();
@@ -156,6 +189,8 @@ fn parquet_holds_the_rows_of_the_json_table() {
                 .collect()
         })
         .collect();
+    let exact: Vec<_> = done.outcome.results.iter().map(|r| r.row(true)).collect();
+    same_rows(&pq, &exact, "parquet vs computed rows");
     assert_eq!(pq.len(), json.len());
     for (p, j) in pq.iter().zip(&json) {
         let names: Vec<&String> = p.iter().map(|(k, _)| k).collect();
@@ -167,8 +202,10 @@ fn parquet_holds_the_rows_of_the_json_table() {
         for (k, v) in p {
             let w = &j[k];
             match (v, w) {
+                // results.json is parsed back here: allow its last-bit float error.
                 (Value::Number(a), Value::Number(b)) => {
-                    assert_eq!(a.as_f64(), b.as_f64(), "{k}")
+                    let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+                    assert!((a - b).abs() <= 1e-12 * a.abs().max(1.0), "{k}: {a} vs {b}")
                 }
                 _ => assert_eq!(v, w, "{k}"),
             }
