@@ -325,6 +325,14 @@ impl Chart {
         let step = (20.0f64).min((H - TOP - 20.0) / n);
         for (i, se) in self.series.iter().enumerate() {
             let c = PALETTE[i % PALETTE.len()];
+            // The palette repeats after ten series: the second round is told apart by
+            // dashed lines, hollow markers and lighter bars.
+            let second = (i / PALETTE.len()) % 2 == 1;
+            let dash = if second {
+                r#" stroke-dasharray="7 4""#
+            } else {
+                ""
+            };
             let _ = write!(
                 s,
                 r#"<g class="series" data-series="{0}"><title>{0}</title>"#,
@@ -344,16 +352,21 @@ impl Chart {
                         .collect();
                     let _ = write!(
                         s,
-                        r#"<polyline fill="none" stroke="{c}" stroke-width="2" points="{}"/>"#,
+                        r#"<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="{}"/>"#,
                         path.join(" ")
                     );
                     if pts.len() <= 60 {
                         for &(x, y) in &pts {
                             let _ = write!(
                                 s,
-                                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"/>"#,
+                                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" {}/>"#,
                                 sx(x),
-                                sy(y)
+                                sy(y),
+                                if second {
+                                    format!(r##"fill="#ffffff" stroke="{c}" stroke-width="1.5""##)
+                                } else {
+                                    format!(r#"fill="{c}""#)
+                                }
                             );
                         }
                     }
@@ -374,9 +387,14 @@ impl Chart {
                         let (top, base) = (sy(y.max(0.0)), sy(y0.max(0.0).min(y)));
                         let _ = write!(
                             s,
-                            r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{c}"/>"#,
+                            r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{c}"{}/>"#,
                             slot * 0.9,
-                            (base - top).max(0.0)
+                            (base - top).max(0.0),
+                            if second {
+                                format!(r#" fill-opacity="0.45" stroke="{c}""#)
+                            } else {
+                                String::new()
+                            }
                         );
                     }
                 }
@@ -384,10 +402,28 @@ impl Chart {
             // Legend entry.
             let ly = TOP + 10.0 + step * i as f64;
             let lx = LEFT + pw + 14.0;
+            if self.kind == Kind::Line && second {
+                let _ = write!(
+                    s,
+                    r#"<line x1="{lx:.1}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{c}" stroke-width="2" stroke-dasharray="4 2"/>"#,
+                    ly - 4.0,
+                    lx + 16.0
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{c}"{}/>"#,
+                    ly - 9.0,
+                    if second {
+                        format!(r#" fill-opacity="0.45" stroke="{c}""#)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             let _ = write!(
                 s,
-                r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{c}"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
-                ly - 9.0,
+                r#"<text x="{:.1}" y="{:.1}">{}</text></g>"#,
                 lx + 20.0,
                 ly,
                 esc(&short(&se.name, 18))
