@@ -198,7 +198,8 @@ impl CellResult {
         put("wafer_version", p.version.clone().into());
         if let Ok(Value::Object(m)) = serde_json::to_value(&self.cache) {
             for (k, v) in m {
-                if v.is_number() {
+                // `pages_per_block` is a parameter already.
+                if v.is_number() && !row.iter().any(|(n, _)| *n == k) {
                     row.push((k, v));
                 }
             }

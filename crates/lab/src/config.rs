@@ -134,7 +134,7 @@ pub struct Experiment {
     pub name: String,
     /// Traces.
     pub traces: Vec<TraceDef>,
-    /// Policy specs, `name[:key=value,...]`.
+    /// Policy specs, `name[:key=value,...]`, or `"all"` (every registered policy).
     pub policies: Vec<String>,
     /// Cache sizes.
     pub cache_sizes: Vec<String>,
@@ -215,6 +215,25 @@ pub struct Plan {
     pub devices: Vec<DeviceChoice>,
     /// Aging, parsed.
     pub aging: Option<Aging>,
+    /// xxh3-64 of each trace file (hex), in `traces` order: part of every cell's
+    /// identity, so an edited trace file is computed afresh.
+    pub checksums: Vec<String>,
+}
+
+/// xxh3-64 of a file's bytes, hex.
+pub fn checksum(path: &Path) -> Result<String, LabError> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| LabError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(format!("{:016x}", h.digest()))
 }
 
 impl Experiment {
@@ -287,7 +306,23 @@ impl Experiment {
             ));
         }
         let mut policies = Vec::new();
-        for (i, p) in self.policies.iter().enumerate() {
+        // `"all"` stands for every registered policy with its default parameters.
+        let names: Vec<(usize, String)> = self
+            .policies
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| {
+                if p.eq_ignore_ascii_case("all") {
+                    wafer_cache::registry::POLICIES
+                        .iter()
+                        .map(|info| (i, info.name.to_string()))
+                        .collect()
+                } else {
+                    vec![(i, p.clone())]
+                }
+            })
+            .collect();
+        for (i, p) in &names {
             let spec =
                 PolicySpec::parse(p).map_err(|e| err(format!("policies[{i}]"), e.to_string()))?;
             if policies
@@ -385,7 +420,12 @@ impl Experiment {
                 ));
             }
         }
+        let checksums = traces
+            .iter()
+            .map(|(t, _)| checksum(&t.path))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
+            checksums,
             traces,
             policies,
             sizes,

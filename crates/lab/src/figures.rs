@@ -23,7 +23,7 @@
 
 use crate::cell::CellResult;
 use crate::config::Plan;
-use crate::plot::{Chart, Kind, Series};
+use crate::plot::{spans_decades, Chart, Kind, Series};
 use crate::runner::TraceInfo;
 
 /// Figure kinds and what they show.
@@ -108,6 +108,8 @@ impl Ctx<'_> {
             .collect()
     }
 
+    /// A chart over the cache sizes; lines switch to a log y axis when the values
+    /// span two decades or more.
     fn size_chart(&self, title: String, y: &str, kind: Kind, series: Vec<Series>) -> Chart {
         Chart {
             title,
@@ -115,9 +117,20 @@ impl Ctx<'_> {
             y_label: y.into(),
             categories: Some(self.sizes()),
             kind,
+            log_y: kind == Kind::Line && spans_decades(&series),
             series,
             y_from_zero: true,
         }
+    }
+}
+
+/// The page size as `4 KiB`.
+fn kib(plan: &Plan) -> String {
+    let b = plan.granularity.unit();
+    if b >= 1024 && b % 1024 == 0 {
+        format!("{} KiB", b / 1024)
+    } else {
+        format!("{b} B")
     }
 }
 
@@ -166,7 +179,12 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
             push(
                 format!("hit-ratio-{ts}"),
                 "hit-ratio",
-                cx.size_chart(format!("Hit ratio — {tl}"), "hit ratio", Kind::Line, s),
+                cx.size_chart(
+                    format!("Hit ratio — {tl}"),
+                    "hit ratio (hits / page accesses)",
+                    Kind::Line,
+                    s,
+                ),
             );
         }
         if want("write-backs") {
@@ -176,7 +194,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 "write-backs",
                 cx.size_chart(
                     format!("Pages written to storage — {tl}"),
-                    "pages written",
+                    &format!("pages written ({} pages)", kib(plan)),
                     Kind::Line,
                     s,
                 ),
@@ -196,7 +214,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     "io-time",
                     cx.size_chart(
                         format!("Storage time ({what}) — {tl}"),
-                        "seconds",
+                        "storage time (s)",
                         Kind::Line,
                         s,
                     ),
@@ -213,7 +231,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     "io-time-vs-clock",
                     cx.size_chart(
                         format!("Storage time / CLOCK's ({what}) — {tl}"),
-                        "normalised time",
+                        "time / CLOCK's time",
                         Kind::Line,
                         s,
                     ),
@@ -229,7 +247,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     "erases",
                     cx.size_chart(
                         format!("Block erases ({d}) — {tl}"),
-                        "erases",
+                        "block erases (count)",
                         Kind::Bars,
                         s,
                     ),
@@ -242,7 +260,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     "waf",
                     cx.size_chart(
                         format!("Write amplification ({d}) — {tl}"),
-                        "WAF",
+                        "WAF (flash programs / host writes)",
                         Kind::Line,
                         s,
                     ),
@@ -280,20 +298,21 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 "block-utilization",
                 Chart {
                     title: format!("Pages per write burst to one block ({largest}) — {tl}"),
-                    x_label: "pages in the burst".into(),
+                    x_label: "pages of one erase block written in one burst".into(),
                     y_label: "share of written pages".into(),
                     categories: Some(bins.into_iter().map(|b| b.2).collect()),
                     kind: Kind::Bars,
                     series,
                     y_from_zero: true,
+                    log_y: false,
                 },
             );
         }
         if want("write-pattern") {
             let scatter = |title: String, name: String, pts: &[(u64, u64)]| Chart {
                 title,
-                x_label: "page access".into(),
-                y_label: "page number".into(),
+                x_label: "time (page accesses into the trace)".into(),
+                y_label: format!("page number ({} pages)", kib(plan)),
                 categories: None,
                 kind: Kind::Scatter,
                 series: vec![Series {
@@ -301,6 +320,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     points: pts.iter().map(|&(a, p)| (a as f64, p as f64)).collect(),
                 }],
                 y_from_zero: false,
+                log_y: false,
             };
             if let Some(info) = traces.iter().find(|i| i.label == tl) {
                 push(
@@ -352,12 +372,13 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     "areas",
                     Chart {
                         title: format!("{} areas over time ({largest}) — {tl}", p.label()),
-                        x_label: "page access".into(),
-                        y_label: "pages".into(),
+                        x_label: "time (page accesses into the trace)".into(),
+                        y_label: "area size (cache pages)".into(),
                         categories: None,
                         kind: Kind::Line,
                         series,
                         y_from_zero: true,
+                        log_y: false,
                     },
                 );
             }

@@ -18,9 +18,11 @@
 #![deny(missing_docs)]
 
 pub mod cell;
+pub mod cells;
 pub mod config;
 pub mod error;
 pub mod figures;
+pub mod parquet_file;
 pub mod plot;
 pub mod png;
 pub mod presets;
@@ -29,6 +31,7 @@ pub mod runner;
 pub mod store;
 
 pub use cell::{CellParams, CellResult, FtlSummary, VERSION};
+pub use cells::{run_cell, run_prepared, GridPos};
 pub use config::{Experiment, Plan};
 pub use error::LabError;
 pub use report::Preface;

@@ -58,8 +58,47 @@ pub struct Chart {
     pub kind: Kind,
     /// Series.
     pub series: Vec<Series>,
-    /// Start the y axis at 0.
+    /// Start the y axis at 0 (ignored on a log axis).
     pub y_from_zero: bool,
+    /// Logarithmic y axis (for positive values spanning decades; see
+    /// [`spans_decades`]).
+    pub log_y: bool,
+}
+
+/// Whether the positive y values of `series` span at least two decades (then a log
+/// axis shows the small ones), and none is zero or negative.
+pub fn spans_decades(series: &[Series]) -> bool {
+    let ys = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|y| y.is_finite());
+    let (mut lo, mut hi, mut any) = (f64::MAX, f64::MIN, false);
+    for y in ys {
+        if y <= 0.0 {
+            return false;
+        }
+        lo = lo.min(y);
+        hi = hi.max(y);
+        any = true;
+    }
+    any && hi / lo >= 100.0
+}
+
+/// Ticks of a log axis over `lo..=hi` (both > 0): powers of ten, with 2 and 5 in
+/// between when the range spans few decades.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+    let mults: &[f64] = if b - a <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+    let mut t = Vec::new();
+    for e in a..=b {
+        for m in mults {
+            let v = m * 10f64.powi(e);
+            if v >= lo * (1.0 - 1e-9) && v <= hi * (1.0 + 1e-9) {
+                t.push(v);
+            }
+        }
+    }
+    t
 }
 
 /// Escape text for XML.
@@ -134,6 +173,12 @@ impl Chart {
             x0 = -0.5;
             x1 = c.len().max(1) as f64 - 0.5;
         }
+        if self.log_y && y0 > 0.0 {
+            // Whole decades around the data.
+            let lo = 10f64.powf(y0.log10().floor());
+            let hi = 10f64.powf(y1.log10().ceil());
+            return ((x0, x1), (lo, hi));
+        }
         if self.y_from_zero || self.kind == Kind::Bars {
             y0 = y0.min(0.0);
         }
@@ -153,10 +198,36 @@ impl Chart {
     /// The chart as a standalone SVG document.
     pub fn svg(&self) -> String {
         let ((x0, x1), (y0, y1)) = self.ranges();
+        let log = self.log_y && y0 > 0.0;
         let pw = W - LEFT - RIGHT;
-        let ph = H - TOP - BOTTOM;
+        // Category labels wider than their slot are turned by 40 degrees, and the
+        // plot gives them the room (about 7.5 px per character at 13 px).
+        let turn = self.categories.as_ref().is_some_and(|c| {
+            let widest = c.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            widest as f64 * 7.5 + 6.0 > pw / c.len().max(1) as f64
+        });
+        let bottom = if turn {
+            let widest = self
+                .categories
+                .iter()
+                .flatten()
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(0);
+            BOTTOM + (widest as f64 * 7.5 * 0.64).min(60.0)
+        } else {
+            BOTTOM
+        };
+        let ph = H - TOP - bottom;
         let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
-        let sy = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
+        let sy = |y: f64| {
+            let f = if log {
+                (y.log10() - y0.log10()) / (y1.log10() - y0.log10())
+            } else {
+                (y - y0) / (y1 - y0)
+            };
+            TOP + ph - f * ph
+        };
         let mut s = String::new();
         let _ = write!(
             s,
@@ -171,7 +242,12 @@ impl Chart {
             esc(&self.title)
         );
         // Grid and y ticks.
-        for t in nice_ticks(y0, y1) {
+        let yticks = if log {
+            log_ticks(y0, y1)
+        } else {
+            nice_ticks(y0, y1)
+        };
+        for t in yticks {
             let y = sy(t);
             let _ = write!(
                 s,
@@ -189,12 +265,26 @@ impl Chart {
                     let x = sx(i as f64);
                     let _ = write!(
                         s,
-                        r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333"/><text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                        r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#333"/>"##,
                         TOP + ph,
                         TOP + ph + 5.0,
-                        TOP + ph + 20.0,
-                        esc(label)
                     );
+                    if turn {
+                        let _ = write!(
+                            s,
+                            r#"<text transform="translate({:.1} {:.1}) rotate(-40)" text-anchor="end">{}</text>"#,
+                            x + 4.0,
+                            TOP + ph + 16.0,
+                            esc(label)
+                        );
+                    } else {
+                        let _ = write!(
+                            s,
+                            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                            TOP + ph + 20.0,
+                            esc(label)
+                        );
+                    }
                 }
             }
             None => {
@@ -231,8 +321,18 @@ impl Chart {
         // Series.
         let n = self.series.len().max(1) as f64;
         let slot = pw / (x1 - x0) * 0.8 / n;
+        // Legend rows: 20 px apart, closer when many series must fit the height.
+        let step = (20.0f64).min((H - TOP - 20.0) / n);
         for (i, se) in self.series.iter().enumerate() {
             let c = PALETTE[i % PALETTE.len()];
+            // The palette repeats after ten series: the second round is told apart by
+            // dashed lines, hollow markers and lighter bars.
+            let second = (i / PALETTE.len()) % 2 == 1;
+            let dash = if second {
+                r#" stroke-dasharray="7 4""#
+            } else {
+                ""
+            };
             let _ = write!(
                 s,
                 r#"<g class="series" data-series="{0}"><title>{0}</title>"#,
@@ -252,16 +352,21 @@ impl Chart {
                         .collect();
                     let _ = write!(
                         s,
-                        r#"<polyline fill="none" stroke="{c}" stroke-width="2" points="{}"/>"#,
+                        r#"<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="{}"/>"#,
                         path.join(" ")
                     );
                     if pts.len() <= 60 {
                         for &(x, y) in &pts {
                             let _ = write!(
                                 s,
-                                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"/>"#,
+                                r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" {}/>"#,
                                 sx(x),
-                                sy(y)
+                                sy(y),
+                                if second {
+                                    format!(r##"fill="#ffffff" stroke="{c}" stroke-width="1.5""##)
+                                } else {
+                                    format!(r#"fill="{c}""#)
+                                }
                             );
                         }
                     }
@@ -279,23 +384,46 @@ impl Chart {
                 Kind::Bars => {
                     for &(x, y) in &pts {
                         let left = sx(x) - slot * n / 2.0 + slot * i as f64;
-                        let (top, bottom) = (sy(y.max(0.0)), sy(y0.max(0.0).min(y)));
+                        let (top, base) = (sy(y.max(0.0)), sy(y0.max(0.0).min(y)));
                         let _ = write!(
                             s,
-                            r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{c}"/>"#,
+                            r#"<rect x="{left:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="{c}"{}/>"#,
                             slot * 0.9,
-                            (bottom - top).max(0.0)
+                            (base - top).max(0.0),
+                            if second {
+                                format!(r#" fill-opacity="0.45" stroke="{c}""#)
+                            } else {
+                                String::new()
+                            }
                         );
                     }
                 }
             }
             // Legend entry.
-            let ly = TOP + 10.0 + 20.0 * i as f64;
+            let ly = TOP + 10.0 + step * i as f64;
             let lx = LEFT + pw + 14.0;
+            if self.kind == Kind::Line && second {
+                let _ = write!(
+                    s,
+                    r#"<line x1="{lx:.1}" y1="{0:.1}" x2="{1:.1}" y2="{0:.1}" stroke="{c}" stroke-width="2" stroke-dasharray="4 2"/>"#,
+                    ly - 4.0,
+                    lx + 16.0
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{c}"{}/>"#,
+                    ly - 9.0,
+                    if second {
+                        format!(r#" fill-opacity="0.45" stroke="{c}""#)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             let _ = write!(
                 s,
-                r#"<rect x="{lx:.1}" y="{:.1}" width="14" height="10" fill="{c}"/><text x="{:.1}" y="{:.1}">{}</text></g>"#,
-                ly - 9.0,
+                r#"<text x="{:.1}" y="{:.1}">{}</text></g>"#,
                 lx + 20.0,
                 ly,
                 esc(&short(&se.name, 18))
@@ -331,6 +459,21 @@ mod tests {
         assert_eq!(nice_ticks(3.0, 47.0), vec![10.0, 20.0, 30.0, 40.0]);
         assert_eq!(fmt_num(25000.0), "25k");
         assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(log_ticks(1.0, 1000.0), vec![1.0, 10.0, 100.0, 1000.0]);
+        assert_eq!(log_ticks(10.0, 100.0), vec![10.0, 20.0, 50.0, 100.0]);
+    }
+
+    #[test]
+    fn decades_decide_the_log_axis() {
+        let s = |ys: &[f64]| {
+            vec![Series {
+                name: "a".into(),
+                points: ys.iter().map(|&y| (0.0, y)).collect(),
+            }]
+        };
+        assert!(spans_decades(&s(&[1.0, 150.0])));
+        assert!(!spans_decades(&s(&[1.0, 50.0])));
+        assert!(!spans_decades(&s(&[0.0, 500.0])));
     }
 
     #[test]
@@ -352,6 +495,7 @@ mod tests {
                 },
             ],
             y_from_zero: true,
+            log_y: false,
         };
         let svg = c.svg();
         let doc = roxmltree::Document::parse(&svg).unwrap();

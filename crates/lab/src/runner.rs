@@ -1,10 +1,13 @@
 //! The grid runner (issue 5, item 2).
 //!
-//! 1. Every trace file is checksummed (xxh3-64 of its bytes); the grid expands to
-//!    cells (trace x policy x cache size x device, in that nesting order); cells whose
-//!    result is already in the store are reused.
+//! 1. The plan holds every trace file's checksum (xxh3-64 of its bytes); the grid
+//!    ([`Plan::grid`]) is trace x policy x cache size x device, in that nesting order;
+//!    cells whose result is already in the store are reused, and temporaries that a
+//!    killed run left in the store are removed.
 //! 2. Each trace that still has missing cells is decoded and densified once into a
-//!    [`PreparedTrace`] shared read-only by its cells.
+//!    [`PreparedTrace`] shared read-only by its cells (also a trace whose facts for
+//!    the report are not stored yet, e.g. when its cells ran on other machines
+//!    through [`crate::cells`]).
 //! 3. Missing cells run on a rayon pool of `jobs` threads (work stealing). A cell
 //!    streams the trace through the cache; the after-cache operations go straight into
 //!    the device's FTL through [`CellSink`] (never materialised, unless
@@ -24,13 +27,14 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use wafer_cache::after::FileSink;
-use wafer_cache::{run_policy, AfterSink, Input, PreparedTrace, SimConfig, StorageOp};
+use wafer_cache::{AfterSink, PreparedTrace, StorageOp};
 use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
-use wafer_ftl::{AnyFtl, Ftl, FtlError};
-use wafer_trace::{Op, ReadOptions};
+use wafer_ftl::{AnyFtl, FtlError};
+use wafer_trace::Op;
 
-use crate::cell::{CellParams, CellResult, Decimator, FtlSummary, VERSION};
-use crate::config::{DeviceChoice, Plan};
+use crate::cell::{CellParams, CellResult, Decimator};
+use crate::cells::{compute, prepare_trace, GridPos};
+use crate::config::Plan;
 use crate::error::LabError;
 use crate::store::{write_atomic, Store};
 
@@ -113,94 +117,23 @@ pub struct Outcome {
 struct Cell {
     params: CellParams,
     id: String,
-    trace: usize,
-    policy: usize,
-    size: usize,
-    device: usize,
-}
-
-/// xxh3-64 of a file's bytes, hex.
-pub fn checksum(path: &Path) -> Result<String, LabError> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf).map_err(|e| LabError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(format!("{:016x}", h.digest()))
-}
-
-fn expand(plan: &Plan, sums: &[String]) -> Vec<Cell> {
-    let e = &plan.exp;
-    let mut cells = Vec::new();
-    for (ti, (t, _)) in plan.traces.iter().enumerate() {
-        for (pi, p) in plan.policies.iter().enumerate() {
-            for (si, (s, _)) in plan.sizes.iter().enumerate() {
-                for (di, d) in plan.devices.iter().enumerate() {
-                    let device_spec = match d {
-                        DeviceChoice::None => String::new(),
-                        DeviceChoice::Device(_, dev) => {
-                            serde_json::to_string(dev).expect("devices serialise")
-                        }
-                    };
-                    let params = CellParams {
-                        trace: t.label(),
-                        trace_checksum: sums[ti].clone(),
-                        policy: p.label(),
-                        cache: s.clone(),
-                        page_size: plan.granularity.unit() as u32,
-                        pages_per_block: plan.pages_per_block,
-                        device: d.label().to_string(),
-                        device_spec,
-                        aging: match d {
-                            DeviceChoice::None => None,
-                            DeviceChoice::Device(..) => plan.aging.clone(),
-                        },
-                        warmup: e.warmup,
-                        write_miss_fetch: e.write_miss_fetch,
-                        flush_at_end: e.flush_at_end,
-                        cost: e.cost,
-                        series_every: e.outputs.series_every,
-                        version: VERSION.to_string(),
-                    };
-                    cells.push(Cell {
-                        id: params.id(),
-                        params,
-                        trace: ti,
-                        policy: pi,
-                        size: si,
-                        device: di,
-                    });
-                }
-            }
-        }
-    }
-    cells
+    pos: GridPos,
 }
 
 fn trace_info_path(out: &Path, checksum: &str) -> PathBuf {
     out.join("traces").join(format!("{checksum}.json"))
 }
 
-fn prepare(
+/// Facts about trace `ti` (and its before-cache write pattern), stored under
+/// `<out>/traces/<checksum>.json` for later runs that need not decode it.
+fn describe(
     plan: &Plan,
     ti: usize,
-    sum: &str,
+    prepared: &PreparedTrace,
     out: &Path,
-) -> Result<(PreparedTrace, TraceInfo), LabError> {
-    let (t, format) = &plan.traces[ti];
-    let opts = ReadOptions {
-        format: *format,
-        ..ReadOptions::default()
-    };
-    let mut reader = wafer_trace::open(&t.path, &opts)?;
-    let prepared = PreparedTrace::read(plan.granularity, reader.as_mut(), &mut |_| {})
-        .map_err(|e| LabError::Invalid(format!("{}: {e}", t.path.display())))?;
+) -> Result<TraceInfo, LabError> {
+    let (t, _) = &plan.traces[ti];
+    let sum = &plan.checksums[ti];
     let mut d = Decimator::new(PATTERN_POINTS);
     let keys = prepared.keys();
     let mut access = 0u64;
@@ -225,7 +158,7 @@ fn prepare(
     };
     let json = serde_json::to_vec(&info).map_err(|e| LabError::Invalid(e.to_string()))?;
     write_atomic(&trace_info_path(out, sum), &json)?;
-    Ok((prepared, info))
+    Ok(info)
 }
 
 /// Page number bits of a page key (the device sits above bit 44).
@@ -253,6 +186,11 @@ impl<'a> CellSink<'a> {
             pattern: Decimator::new(PATTERN_POINTS),
             error: None,
         }
+    }
+
+    /// Operations wrapped onto the device, and the sampled write pattern.
+    pub fn into_parts(self) -> (u64, Vec<(u64, u64)>) {
+        (self.stats.wrapped_requests, self.pattern.points)
     }
 }
 
@@ -285,83 +223,20 @@ impl AfterSink for CellSink<'_> {
     }
 }
 
-fn run_cell(
-    plan: &Plan,
-    cell: &Cell,
-    t: &PreparedTrace,
-    out: &Path,
-) -> Result<CellResult, LabError> {
-    let t0 = Instant::now();
-    let fail = |msg: String| LabError::Cell {
-        cell: cell.params.label(),
-        msg,
-    };
-    let footprint = u64::from(t.universe());
-    let size = plan.sizes[cell.size].1;
-    let pages = size.pages(plan.granularity.unit(), footprint);
-    let capacity_pages = u32::try_from(pages.max(1)).unwrap_or(u32::MAX);
-    let e = &plan.exp;
-    let cfg = SimConfig {
-        granularity: plan.granularity,
-        capacity_pages,
-        pages_per_block: plan.pages_per_block,
-        warmup: e.warmup,
-        write_miss_fetch: e.write_miss_fetch,
-        flush_at_end: e.flush_at_end,
-        cost: e.cost,
-        series_every: e.outputs.series_every,
-    };
-    let mut ftl = match &plan.devices[cell.device] {
-        DeviceChoice::None => None,
-        DeviceChoice::Device(_, d) => {
-            let mut f = d.build_ftl().map_err(|e| fail(e.to_string()))?;
-            if let Some(a) = &plan.aging {
-                wafer_ftl::aging::age(&mut f, a).map_err(|e| fail(format!("aging: {e}")))?;
-            }
-            Some(f)
-        }
-    };
-    let file = if e.outputs.keep_after {
-        let p = out.join("after").join(format!("{}.csv", cell.id));
-        std::fs::create_dir_all(out.join("after")).map_err(|e| LabError::io(&p, e))?;
-        Some(FileSink::create(&p, cfg.unit())?)
-    } else {
-        None
-    };
-    let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), file);
-    let cache = run_policy(
-        &plan.policies[cell.policy],
-        Input::Prepared(t),
-        &cfg,
-        &mut sink,
-        &mut |_| {},
-    )
-    .map_err(|e| fail(e.to_string()))?;
-    let wrapped = sink.stats.wrapped_requests;
-    let write_pattern = std::mem::take(&mut sink.pattern.points);
-    drop(sink);
-    let ftl = ftl.map(|f| FtlSummary::from_metrics(&f.metrics(), wrapped));
-    Ok(CellResult {
-        id: cell.id.clone(),
-        params: cell.params.clone(),
-        capacity_pages,
-        footprint_pages: footprint,
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        cache,
-        ftl,
-        write_pattern,
-    })
-}
-
 /// Run `plan`, storing results under `opts.out`.
 pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Outcome, LabError> {
     let t0 = Instant::now();
     let store = Store::new(&opts.out);
-    let mut sums = Vec::new();
-    for (t, _) in &plan.traces {
-        sums.push(checksum(&t.path)?);
-    }
-    let cells = expand(plan, &sums);
+    store.remove_stale_temporaries();
+    let cells: Vec<Cell> = plan
+        .grid()
+        .into_iter()
+        .map(|(params, pos)| Cell {
+            id: params.id(),
+            params,
+            pos,
+        })
+        .collect();
     let mut have: Vec<Option<CellResult>> = cells.iter().map(|c| store.load(&c.id)).collect();
     let todo: Vec<usize> = (0..cells.len()).filter(|&i| have[i].is_none()).collect();
     let reused = cells.len() - todo.len();
@@ -377,25 +252,33 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
         if opts.stop.load(Ordering::Relaxed) {
             break;
         }
-        if todo.iter().any(|&i| cells[i].trace == ti) {
+        let stored = std::fs::read(trace_info_path(&opts.out, &plan.checksums[ti]))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<TraceInfo>(&b).ok());
+        let needed = todo.iter().any(|&i| cells[i].pos.trace == ti);
+        if needed || stored.is_none() {
             obs.message(&format!("reading {}", plan.traces[ti].0.path.display()));
-            let (p, info) = prepare(plan, ti, &sums[ti], &opts.out)?;
-            prepared[ti] = Some(Arc::new(p));
-            traces[ti] = Some(info);
-        } else if let Ok(bytes) = std::fs::read(trace_info_path(&opts.out, &sums[ti])) {
-            traces[ti] = serde_json::from_slice(&bytes).ok();
+            let p = prepare_trace(plan, ti)?;
+            traces[ti] = Some(match stored {
+                Some(info) => info,
+                None => describe(plan, ti, &p, &opts.out)?,
+            });
+            if needed {
+                prepared[ti] = Some(Arc::new(p));
+            }
+        } else {
+            traces[ti] = stored;
         }
     }
     let mut computed = 0;
     let mut interrupted = false;
     if !todo.is_empty() && !opts.stop.load(Ordering::Relaxed) {
         let (tx, rx) = mpsc::channel::<(usize, Result<CellResult, LabError>)>();
-        let work: Vec<Cell> = todo.iter().map(|&i| cells[i].clone()).collect();
-        let index: Vec<usize> = todo.clone();
+        let work: Vec<(usize, Cell)> = todo.iter().map(|&i| (i, cells[i].clone())).collect();
         let plan2 = Arc::new(plan.clone());
         let prepared2 = prepared.clone();
         let stop = Arc::clone(&opts.stop);
-        let out = opts.out.clone();
+        let after = opts.out.join("after");
         let store2 = store.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
@@ -404,22 +287,20 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
         let handle = std::thread::spawn(move || {
             use rayon::prelude::*;
             pool.install(|| {
-                work.par_iter()
-                    .zip(index.par_iter())
-                    .for_each(|(cell, &gi)| {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let t = prepared2[cell.trace]
-                            .as_ref()
-                            .expect("traces with missing cells are prepared");
-                        let r = run_cell(&plan2, cell, t, &out);
-                        if stop.load(Ordering::Relaxed) {
-                            return; // discarded: the run was stopped while this cell ran
-                        }
-                        let r = r.and_then(|r| store2.save(&r).map(|()| r));
-                        let _ = tx.send((gi, r));
-                    });
+                work.par_iter().for_each(|(gi, cell)| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let t = prepared2[cell.pos.trace]
+                        .as_ref()
+                        .expect("traces with missing cells are prepared");
+                    let r = compute(&plan2, &cell.params, cell.pos, t, Some(&after));
+                    if stop.load(Ordering::Relaxed) {
+                        return; // discarded: the run was stopped while this cell ran
+                    }
+                    let r = r.and_then(|r| store2.save_and_reload(&r));
+                    let _ = tx.send((*gi, r));
+                });
             });
         });
         let mut failure = None;

@@ -1,7 +1,8 @@
 //! The results store (issue 5, item 3): `<out>/cells/<cell-id>.json`, one file per
 //! finished cell, written atomically the moment the cell finishes, and the aggregate
-//! tables `results.csv` and `results.json` (one row per cell, see
-//! [`CellResult::row`]), rewritten atomically after the run.
+//! tables `results.csv`, `results.json` and `results.parquet` (one row per cell, see
+//! [`CellResult::row`] and [`crate::parquet_file`]), rewritten atomically after the
+//! run.
 //!
 //! Atomic write: the bytes go to `<name>.tmp.<pid>` in the same folder, are fsynced,
 //! and the file is renamed over the target, then the folder is fsynced; a reader (or a
@@ -70,13 +71,53 @@ impl Store {
 
     /// Store a finished cell.
     pub fn save(&self, r: &CellResult) -> Result<(), LabError> {
-        let json = serde_json::to_vec(r).map_err(|e| LabError::Invalid(e.to_string()))?;
-        write_atomic(&self.cell_path(&r.id), &json)
+        self.save_and_reload(r).map(|_| ())
     }
 
-    /// Write `results.csv` and `results.json` for `results` (grid order).
+    /// Store a finished cell and return it as [`Store::load`] will read it back.
+    /// serde_json's float parsing may differ from the computed value in the last bit,
+    /// so the runner reports what is stored: a resumed run then equals an
+    /// uninterrupted one bit for bit.
+    pub fn save_and_reload(&self, r: &CellResult) -> Result<CellResult, LabError> {
+        let json = serde_json::to_vec(r).map_err(|e| LabError::Invalid(e.to_string()))?;
+        write_atomic(&self.cell_path(&r.id), &json)?;
+        serde_json::from_slice(&json).map_err(|e| LabError::Invalid(e.to_string()))
+    }
+
+    /// Remove the temporaries (`.<name>.tmp.<pid>`) that a killed run left among the
+    /// cells: they are never read, only in the way.
+    pub fn remove_stale_temporaries(&self) {
+        let Ok(dir) = fs::read_dir(self.out.join("cells")) else {
+            return;
+        };
+        for e in dir.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') && name.contains(".tmp.") {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+
+    /// The stored results of `plan`'s cells, in grid order (missing cells left out).
+    pub fn collect(&self, plan: &crate::config::Plan) -> Vec<CellResult> {
+        plan.cells()
+            .iter()
+            .filter_map(|c| self.load(&c.id()))
+            .collect()
+    }
+
+    /// Write `results.csv`, `results.json` and `results.parquet` for `results` (grid
+    /// order).
     pub fn write_tables(&self, results: &[CellResult]) -> Result<(), LabError> {
         let rows: Vec<_> = results.iter().map(|r| r.row(true)).collect();
+        if let Some(first) = results.first() {
+            // Every column present, so that the Parquet types do not depend on the data.
+            let mut t = first.clone();
+            t.ftl.get_or_insert_with(Default::default);
+            let bytes = crate::parquet_file::encode(&rows, &t.row(true))?;
+            write_atomic(&self.out.join("results.parquet"), &bytes)?;
+        }
         let json: Vec<serde_json::Map<String, serde_json::Value>> = rows
             .iter()
             .map(|row| row.iter().cloned().collect())
