@@ -43,6 +43,8 @@ pub enum Format {
     Lackey,
     /// Generic CSV / whitespace text with a column mapping.
     Generic,
+    /// wafer's CSV export (`time_ns,op,dev,offset,len`).
+    WaferCsv,
 }
 
 /// Static facts about a trace known once it is opened.
@@ -158,7 +160,7 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 impl Format {
     /// All formats, in the order `--format` help lists them.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::Wtr,
         Format::Msr,
         Format::Spc,
@@ -171,6 +173,7 @@ impl Format {
         Format::Android,
         Format::Lackey,
         Format::Generic,
+        Format::WaferCsv,
     ];
 
     /// The name used on the command line and in files.
@@ -188,6 +191,7 @@ impl Format {
             Format::Android => "android",
             Format::Lackey => "lackey",
             Format::Generic => "generic",
+            Format::WaferCsv => "wafer-csv",
         }
     }
 

@@ -12,6 +12,7 @@
 
 pub mod densify;
 pub mod error;
+pub mod export;
 pub mod format;
 mod formats;
 pub mod gen;
@@ -22,5 +23,6 @@ pub mod wtr;
 
 pub use densify::Densifier;
 pub use error::{Error, Result};
+pub use export::{OutFormat, TraceWriter, WriteInfo};
 pub use format::{open, Format, ReadOptions, RequestReader, TraceMeta};
 pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};

@@ -33,6 +33,7 @@ mod source;
 mod spc;
 mod text;
 mod vscsi;
+mod wafer_csv;
 
 pub(crate) use source::Stream;
 
@@ -43,7 +44,8 @@ use std::path::Path;
 use text::{accepts, TextReader};
 
 /// Text formats in the order detection tries them (most distinctive first).
-pub(crate) const TEXT_ORDER: [Format; 8] = [
+pub(crate) const TEXT_ORDER: [Format; 9] = [
+    Format::WaferCsv,
     Format::CloudphysicsCsv,
     Format::Android,
     Format::Blkparse,
@@ -85,6 +87,7 @@ fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
         return oracle_general::looks_like(head).then_some(Format::OracleGeneral);
     }
     TEXT_ORDER.into_iter().find(|&f| match f {
+        Format::WaferCsv => accepts(wafer_csv::WaferCsv::default(), head, complete),
         Format::CloudphysicsCsv => accepts(cloudphysics_csv::CloudphysicsCsv, head, complete),
         Format::Android => accepts(android::Android, head, complete),
         Format::Blkparse => accepts(blkparse::Blkparse::default(), head, complete),
@@ -156,6 +159,12 @@ pub(crate) fn open_stream(
                 "a .wtr trace must be opened from an uncompressed file",
             ))
         }
+        Format::WaferCsv => Box::new(TextReader::new(
+            stream,
+            wafer_csv::WaferCsv::default(),
+            meta,
+            skip,
+        )),
         Format::Msr => Box::new(TextReader::new(stream, msr::Msr, meta, skip)),
         Format::Spc => Box::new(TextReader::new(stream, spc::Spc, meta, skip)),
         Format::Blkparse => Box::new(TextReader::new(

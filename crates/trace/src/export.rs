@@ -1,0 +1,407 @@
+//! Writing traces: wafer's `.wtr`, a plain CSV wafer reads back (`wafer-csv`), and
+//! fio's iolog version 2 for `fio --read_iolog`.
+//!
+//! Every [`TraceWriter`] writes to a temporary file beside the target and renames it
+//! into place in [`TraceWriter::finish`]: an interrupted export never leaves a
+//! half-written file under the final name.
+//!
+//! * **CSV** (`wafer-csv`): header `time_ns,op,dev,offset,len`, then one line per
+//!   request: time in ns (empty when the request has none), op `R`/`W`/`T`, device,
+//!   byte offset, byte length. Reading it back yields exactly the requests written.
+//! * **fio iolog v2** (fio's HOWTO, "Trace file format"): `fio version 2 iolog`, then
+//!   `<file> add` and `<file> open`, one `<file> read|write|trim <offset> <len>` line
+//!   per request, `<file> close` at the end. The file is [`FIO_TARGET`] unless the
+//!   caller names another ([`TraceWriter::create_fio_iolog`]). Requests of device
+//!   `d` other than the first device seen go to `<file>.<d>` (added and opened when
+//!   first used), so multi-volume traces keep their address spaces apart. Version 2
+//!   has no timestamps (fio replays as fast as it can, or paced by its own options);
+//!   zero-length requests carry no I/O and are left out.
+
+use crate::error::{Error, Result};
+use crate::request::{Request, NO_TIME};
+use crate::wtr::{self, Columns, Header};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// fio target file used when the caller names none.
+pub const FIO_TARGET: &str = "/dev/wafer-target";
+
+/// Header line of wafer's CSV export (and how the `wafer-csv` reader recognises it).
+pub const CSV_HEADER: &str = "time_ns,op,dev,offset,len";
+
+/// An output trace format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutFormat {
+    /// wafer's binary format.
+    Wtr,
+    /// `time_ns,op,dev,offset,len` CSV.
+    Csv,
+    /// fio iolog version 2.
+    FioIolog,
+}
+
+impl OutFormat {
+    /// All output formats.
+    pub const ALL: [OutFormat; 3] = [OutFormat::Wtr, OutFormat::Csv, OutFormat::FioIolog];
+
+    /// The format a file name implies: `.wtr`, `.csv`, `.iolog` (any case).
+    pub fn from_path(p: &Path) -> Option<OutFormat> {
+        let ext = p.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "wtr" => Some(OutFormat::Wtr),
+            "csv" => Some(OutFormat::Csv),
+            "iolog" => Some(OutFormat::FioIolog),
+            _ => None,
+        }
+    }
+
+    /// Parse a name: `wtr`, `csv`, `fio-iolog`.
+    pub fn parse(name: &str) -> Result<OutFormat> {
+        OutFormat::ALL
+            .into_iter()
+            .find(|f| f.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "unknown output format `{name}` (expected one of: wtr, csv, fio-iolog)"
+                ))
+            })
+    }
+
+    /// The name [`OutFormat::parse`] accepts.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutFormat::Wtr => "wtr",
+            OutFormat::Csv => "csv",
+            OutFormat::FioIolog => "fio-iolog",
+        }
+    }
+}
+
+/// What a writer records about the trace (stored in `.wtr` headers; the text formats
+/// have no place for it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteInfo {
+    /// Where the trace came from (a file name, a generator and its seed, ...).
+    pub origin: String,
+    /// The page size it is meant to be read with (0 = not stated).
+    pub page_size: u32,
+    /// Whether requests carry timestamps.
+    pub has_time: bool,
+    /// Whether reads and writes are told apart.
+    pub has_op: bool,
+}
+
+/// Writes requests to a file in one of the [`OutFormat`]s.
+pub struct TraceWriter {
+    inner: Inner,
+    written: u64,
+}
+
+enum Inner {
+    Wtr(wtr::Writer),
+    Text(Text),
+}
+
+/// A text output written to a temporary file.
+struct Text {
+    path: PathBuf,
+    out: BufWriter<tempfile::NamedTempFile>,
+    line: Vec<u8>,
+    fio: Option<Fio>,
+}
+
+/// fio iolog state: the base target name and the devices opened so far.
+struct Fio {
+    target: String,
+    /// Devices with an open file, the first one mapped to `target` itself.
+    devs: Vec<u32>,
+}
+
+impl TraceWriter {
+    /// Create `path` in `format` (fio iologs target [`FIO_TARGET`]).
+    pub fn create(path: &Path, format: OutFormat, info: &WriteInfo) -> Result<TraceWriter> {
+        let inner = match format {
+            OutFormat::Wtr => {
+                let origin = truncated(&info.origin, wtr::MAX_ORIGIN);
+                Inner::Wtr(wtr::Writer::create(
+                    path,
+                    Header {
+                        has_time: info.has_time,
+                        has_op: info.has_op,
+                        page_size: info.page_size,
+                        columns: Columns::NONE,
+                        chunk: wtr::DEFAULT_CHUNK,
+                        origin: origin.to_string(),
+                    },
+                )?)
+            }
+            OutFormat::Csv => {
+                let mut t = Text::create(path, None)?;
+                t.line.extend_from_slice(CSV_HEADER.as_bytes());
+                t.line.push(b'\n');
+                t.emit()?;
+                Inner::Text(t)
+            }
+            OutFormat::FioIolog => return TraceWriter::create_fio_iolog(path, FIO_TARGET),
+        };
+        Ok(TraceWriter { inner, written: 0 })
+    }
+
+    /// Create a fio iolog at `path` whose I/O goes to the file or device `target`.
+    pub fn create_fio_iolog(path: &Path, target: &str) -> Result<TraceWriter> {
+        if target.is_empty() || target.chars().any(char::is_whitespace) {
+            return Err(Error::Invalid(format!(
+                "fio target `{target}` must be a non-empty name without spaces"
+            )));
+        }
+        let mut t = Text::create(
+            path,
+            Some(Fio {
+                target: target.to_string(),
+                devs: Vec::new(),
+            }),
+        )?;
+        t.line.extend_from_slice(b"fio version 2 iolog\n");
+        t.emit()?;
+        Ok(TraceWriter {
+            inner: Inner::Text(t),
+            written: 0,
+        })
+    }
+
+    /// Write one request.
+    pub fn write(&mut self, r: &Request) -> Result<()> {
+        match &mut self.inner {
+            Inner::Wtr(w) => w.push(r)?,
+            Inner::Text(t) => t.write(r)?,
+        }
+        self.written += 1;
+        Ok(())
+    }
+
+    /// Write requests in order.
+    pub fn write_all(&mut self, rs: &[Request]) -> Result<()> {
+        rs.iter().try_for_each(|r| self.write(r))
+    }
+
+    /// Requests written so far (the fio iolog leaves zero-length ones out of the file
+    /// but counts them here).
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Complete the file and move it into place. Returns the requests written.
+    pub fn finish(self) -> Result<u64> {
+        match self.inner {
+            Inner::Wtr(w) => {
+                w.finish()?;
+            }
+            Inner::Text(t) => t.finish()?,
+        }
+        Ok(self.written)
+    }
+}
+
+/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
+fn truncated(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+impl Text {
+    fn create(path: &Path, fio: Option<Fio>) -> Result<Text> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(".wafer-")
+            .suffix(".tmp")
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(Text {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, tmp),
+            line: Vec::with_capacity(128),
+            fio,
+        })
+    }
+
+    /// Write the pending bytes of `line` and clear it.
+    fn emit(&mut self) -> Result<()> {
+        let r = self.out.write_all(&self.line);
+        self.line.clear();
+        r.map_err(|e| Error::io(&self.path, e))
+    }
+
+    fn write(&mut self, r: &Request) -> Result<()> {
+        let l = &mut self.line;
+        match &mut self.fio {
+            None => {
+                if r.time_ns != NO_TIME {
+                    push_u64(l, r.time_ns);
+                }
+                l.push(b',');
+                l.push(r.op.letter() as u8);
+                l.push(b',');
+                push_u64(l, u64::from(r.dev));
+                l.push(b',');
+                push_u64(l, r.offset);
+                l.push(b',');
+                push_u64(l, u64::from(r.len));
+                l.push(b'\n');
+            }
+            Some(fio) => {
+                if r.len == 0 {
+                    return Ok(());
+                }
+                let known = fio.devs.contains(&r.dev);
+                if !known {
+                    fio.devs.push(r.dev);
+                }
+                let first = fio.devs[0];
+                let name = |l: &mut Vec<u8>| {
+                    l.extend_from_slice(fio.target.as_bytes());
+                    if r.dev != first {
+                        l.push(b'.');
+                        push_u64(l, u64::from(r.dev));
+                    }
+                };
+                if !known {
+                    name(l);
+                    l.extend_from_slice(b" add\n");
+                    name(l);
+                    l.extend_from_slice(b" open\n");
+                }
+                name(l);
+                l.extend_from_slice(match r.op {
+                    crate::Op::Read => b" read ".as_slice(),
+                    crate::Op::Write => b" write ",
+                    crate::Op::Trim => b" trim ",
+                });
+                push_u64(l, r.offset);
+                l.push(b' ');
+                push_u64(l, u64::from(r.len));
+                l.push(b'\n');
+            }
+        }
+        self.emit()
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(fio) = self.fio.take() {
+            for &d in &fio.devs {
+                self.line.extend_from_slice(fio.target.as_bytes());
+                if d != fio.devs[0] {
+                    self.line.push(b'.');
+                    push_u64(&mut self.line, u64::from(d));
+                }
+                self.line.extend_from_slice(b" close\n");
+            }
+            self.emit()?;
+        }
+        let path = self.path;
+        let tmp = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
+        tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+        Ok(())
+    }
+}
+
+/// Append the decimal digits of `v`.
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Op;
+
+    #[test]
+    fn formats_from_names_and_paths() {
+        assert_eq!(
+            OutFormat::from_path(Path::new("a/b.WTR")),
+            Some(OutFormat::Wtr)
+        );
+        assert_eq!(
+            OutFormat::from_path(Path::new("x.csv")),
+            Some(OutFormat::Csv)
+        );
+        assert_eq!(
+            OutFormat::from_path(Path::new("x.iolog")),
+            Some(OutFormat::FioIolog)
+        );
+        assert_eq!(OutFormat::from_path(Path::new("x.txt")), None);
+        assert_eq!(OutFormat::parse("fio-iolog").unwrap(), OutFormat::FioIolog);
+        let e = OutFormat::parse("parquet").unwrap_err().to_string();
+        assert!(e.contains("wtr, csv, fio-iolog"), "{e}");
+    }
+
+    #[test]
+    fn digits() {
+        for v in [0u64, 7, 10, 12345, u64::MAX] {
+            let mut b = Vec::new();
+            push_u64(&mut b, v);
+            assert_eq!(String::from_utf8(b).unwrap(), v.to_string());
+        }
+    }
+
+    #[test]
+    fn fio_iolog_matches_fio_syntax() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.iolog");
+        let mut w = TraceWriter::create_fio_iolog(&p, "/dev/sdz").unwrap();
+        let r = |dev, op, offset, len| Request {
+            time_ns: 5,
+            offset,
+            len,
+            dev,
+            op,
+        };
+        w.write(&r(1, Op::Write, 4096, 8192)).unwrap();
+        w.write(&r(1, Op::Read, 0, 0)).unwrap();
+        w.write(&r(2, Op::Trim, 0, 512)).unwrap();
+        w.write(&r(1, Op::Read, 0, 4096)).unwrap();
+        assert_eq!(w.finish().unwrap(), 4);
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "fio version 2 iolog\n\
+             /dev/sdz add\n/dev/sdz open\n/dev/sdz write 4096 8192\n\
+             /dev/sdz.2 add\n/dev/sdz.2 open\n/dev/sdz.2 trim 0 512\n\
+             /dev/sdz read 0 4096\n\
+             /dev/sdz close\n/dev/sdz.2 close\n"
+        );
+    }
+
+    #[test]
+    fn nothing_appears_before_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.csv");
+        let mut w = TraceWriter::create(&p, OutFormat::Csv, &WriteInfo::default()).unwrap();
+        w.write(&Request::default()).unwrap();
+        assert!(!p.exists());
+        drop(w);
+        assert!(!p.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
