@@ -166,8 +166,15 @@ fn micro_defaults_are_the_papers() {
     let s = GenSpec::default_for("thrash").unwrap();
     assert_eq!(
         s.to_string(),
-        "thrash arrival=poisson:10ms requests=10000 seed=1 span=16GiB"
+        "thrash arrival=poisson:10ms cache=8MiB max_blocks=8192 regions=2 requests=10000 \
+         seed=1 span=16GiB write_ratio=0.5"
     );
+    let s = GenSpec::default_for("write-biased").unwrap().to_string();
+    assert!(
+        s.contains("max_blocks=200") && s.contains("write_ratio=0.9"),
+        "{s}"
+    );
+    assert!(!s.contains("cache="), "{s}");
 }
 
 #[test]

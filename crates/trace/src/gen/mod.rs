@@ -156,9 +156,19 @@ impl GenSpec {
 
     /// The spec's parameters as `key=value` pairs, alphabetical, unset options left
     /// out.
+    /// Paper 004's kind-dependent defaults are shown with their values.
     pub fn params(&self) -> Vec<(String, String)> {
+        let resolved = match self {
+            GenSpec::ConstantWrite(p) => {
+                GenSpec::ConstantWrite(p.effective(MicroKind::ConstantWrite))
+            }
+            GenSpec::RandomWrite(p) => GenSpec::RandomWrite(p.effective(MicroKind::RandomWrite)),
+            GenSpec::WriteBiased(p) => GenSpec::WriteBiased(p.effective(MicroKind::WriteBiased)),
+            GenSpec::Thrash(p) => GenSpec::Thrash(p.effective(MicroKind::Thrash)),
+            other => other.clone(),
+        };
         let mut out = Vec::new();
-        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(self) {
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(&resolved) {
             for (k, v) in map {
                 match v {
                     serde_json::Value::Null => {}
@@ -173,7 +183,7 @@ impl GenSpec {
 }
 
 /// The label: the kind followed by every parameter, e.g.
-/// `thrash arrival=poisson:10ms requests=10000 seed=1 span=16GiB`.
+/// `thrash arrival=poisson:10ms cache=8MiB max_blocks=8192 regions=2 ...`.
 impl fmt::Display for GenSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind())?;
