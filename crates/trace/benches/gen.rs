@@ -8,7 +8,10 @@ use wafer_trace::gen::{GenSpec, KINDS};
 
 fn main() {
     const N: u64 = 5_000_000;
-    println!("{:<18} {:>12} {:>10} {:>14}", "kind", "requests", "seconds", "Mreq/s");
+    println!(
+        "{:<18} {:>12} {:>10} {:>14}",
+        "kind", "requests", "seconds", "Mreq/s"
+    );
     for k in KINDS {
         let json = format!(r#"{{"kind":"{}","requests":{N}}}"#, k.name);
         let spec: GenSpec = serde_json::from_str(&json).expect("valid spec");
@@ -21,6 +24,12 @@ fn main() {
             black_box(&batch);
         }
         let s = t.elapsed().as_secs_f64();
-        println!("{:<18} {:>12} {:>10.3} {:>14.1}", k.name, n, s, n as f64 / s / 1e6);
+        println!(
+            "{:<18} {:>12} {:>10.3} {:>14.1}",
+            k.name,
+            n,
+            s,
+            n as f64 / s / 1e6
+        );
     }
 }

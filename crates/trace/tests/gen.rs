@@ -118,6 +118,43 @@ fn thrash_with_three_regions_spaces_each_round_by_the_cache() {
 }
 
 #[test]
+fn micro_first_requests_worked_by_hand_where_the_spec_leaves_no_choice() {
+    let ms = |i: u64| i * 10 * MS;
+    // thrash, cache = 4 KiB (8 sectors): o is uniform over the 8-aligned sectors in
+    // [0, 8), i.e. always 0; max_blocks = 2 makes every size 1 block. Regions A and B
+    // alternate at sector 0 and sector 0 + 4096/512 = 8.
+    let rs = gen(
+        r#"{"kind":"thrash","cache":"4KiB","max_blocks":2,"requests":6,"arrival":"fixed:10ms"}"#,
+    );
+    let got: Vec<(u64, u64, u32)> = rs.iter().map(|r| (r.time_ns, r.offset, r.len)).collect();
+    let want: Vec<(u64, u64, u32)> = (0..6).map(|i| (ms(i), (i % 2) * 4096, 512)).collect();
+    assert_eq!(got, want);
+    // Three regions: sectors 0, 8, 16, 0, 8, 16.
+    let rs = gen(r#"{"kind":"thrash","cache":"4KiB","max_blocks":2,"regions":3,"requests":6}"#);
+    let offs: Vec<u64> = rs.iter().map(|r| r.offset).collect();
+    assert_eq!(offs, vec![0, 4096, 8192, 0, 4096, 8192]);
+    // random-write over an 8 KiB span with sizes 1..8 blocks: the largest request
+    // (8 blocks = 4 KiB) fits at aligned sectors 0 and 8 only.
+    let rs = gen(r#"{"kind":"random-write","span":"8KiB","max_blocks":9,"requests":200}"#);
+    assert!(rs.iter().all(|r| r.offset == 0 || r.offset == 4096));
+    assert!(rs.iter().any(|r| r.offset == 0) && rs.iter().any(|r| r.offset == 4096));
+    // constant-write with one possible size: every request is W 0 512.
+    let rs = gen(r#"{"kind":"constant-write","max_blocks":2,"requests":3,"arrival":"fixed:10ms"}"#);
+    let got: Vec<(u64, Op, u64, u32)> = rs
+        .iter()
+        .map(|r| (r.time_ns, r.op, r.offset, r.len))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, Op::Write, 0, 512),
+            (ms(1), Op::Write, 0, 512),
+            (ms(2), Op::Write, 0, 512)
+        ]
+    );
+}
+
+#[test]
 fn micro_arrivals_are_poisson_with_a_10_ms_mean() {
     let rs = gen(r#"{"kind":"random-write"}"#);
     assert_eq!(rs[0].time_ns, 0, "the trace starts at time 0");

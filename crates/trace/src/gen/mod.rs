@@ -1,9 +1,11 @@
 //! Deterministic synthetic workload generators.
 //!
 //! Every generator is a [`RequestReader`]: it streams requests in O(1) memory, and the
-//! same parameters (seed included) give the same requests on every run and platform
-//! (PCG-64 seeded through `seed_from_u64`; arrival gaps use a second stream derived
-//! from the same seed, so the arrival process never changes addresses).
+//! same parameters (seed included) give the same requests on every run (PCG-64 seeded
+//! through `seed_from_u64`; arrival gaps use a second stream derived from the same
+//! seed, so the arrival process never changes addresses). Integer-only patterns are
+//! identical across platforms too; Zipf ranks and Poisson gaps go through the
+//! platform's `powf`/`ln`, which may differ in the last bit between libm versions.
 //!
 //! [`GenSpec`] names a generator and all its parameters. It is what experiment files
 //! hold (`kind = "zipf"`, `theta = 0.99`, ...), what `wafer trace gen` builds from its
