@@ -66,10 +66,12 @@
 //! state; + 4 with an own `ppb`), and 8 bytes per dirty page (sorted-list entries, at
 //! the high-water mark of each block) + 28 bytes per block.
 
+use std::collections::VecDeque;
+
 use rustc_hash::FxHashMap;
 
 use super::block_group::offset_in_block;
-use crate::list::{IndexList, Links, NIL};
+use crate::list::NIL;
 use crate::policy::{
     parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
 };
@@ -135,16 +137,24 @@ const ABSENT: u8 = 0;
 const CLEAN: u8 = 1;
 const DIRTY: u8 = 2;
 
-/// Per-page state of [`TsClock`], packed so one t-hand step touches one cache line.
+/// Per-page state the hands read on every step (3 bytes, so the sweep's random reads
+/// stay in a small array).
 #[derive(Clone, Copy, Debug, Default)]
-struct PageMeta {
+struct Hot {
+    /// Reference count, 0..=levels.
+    refc: u8,
+    state: u8,
+    /// Tombstones of this page in the ring (entries ahead of its live one).
+    stale: u8,
+}
+
+/// Where a page sorts: its block and its offset in the block.
+#[derive(Clone, Copy, Debug, Default)]
+struct Loc {
     /// Dense block id (the run's, or this policy's own with `ppb` given).
     block: u32,
     /// Page number mod ppb: the sort key inside the block.
     off: u32,
-    /// Reference count, 0..=levels.
-    refc: u8,
-    state: u8,
 }
 
 /// Block ids of this policy's own `ppb`, assigned on a page's first miss.
@@ -161,10 +171,16 @@ pub struct TsClock {
     ppb: u32,
     levels: u32,
     own: Option<OwnBlocks>,
-    rlinks: Links,
-    /// Ring of all resident pages; head = the t-hand's page.
-    ring: IndexList,
-    m: Vec<PageMeta>,
+    /// The clock as §0.6's queue: front = the t-hand's page, back = just behind it.
+    /// A page that leaves from elsewhere (an s-hand victim, a trim) leaves a
+    /// tombstone, skipped when it reaches the front (see [`Hot::stale`]).
+    ring: VecDeque<u32>,
+    /// Resident pages.
+    live: u32,
+    /// Tombstones in `ring`.
+    tombstones: u32,
+    hot: Vec<Hot>,
+    loc: Vec<Loc>,
     /// Per block: its dirty resident pages as (offset, page), ascending offset.
     sorted: Vec<Vec<(u32, u32)>>,
     /// Per block: dirty resident pages whose count is not 0.
@@ -203,7 +219,7 @@ impl TsClock {
     /// Insert the dirty page `p` into its block's sorted list.
     #[inline]
     fn sorted_insert(&mut self, p: u32) {
-        let PageMeta { block, off, .. } = self.m[p as usize];
+        let Loc { block, off } = self.loc[p as usize];
         let list = &mut self.sorted[block as usize];
         match list.last() {
             Some(&(last, _)) if last > off => {
@@ -217,23 +233,66 @@ impl TsClock {
     /// Position of the dirty page `p` in its block's sorted list.
     #[inline]
     fn sorted_pos(&self, p: u32) -> (usize, usize) {
-        let PageMeta { block, off, .. } = self.m[p as usize];
+        let Loc { block, off } = self.loc[p as usize];
         let at = self.sorted[block as usize]
             .binary_search_by_key(&off, |e| e.0)
             .expect("a dirty page is in its block's sorted list");
         (block as usize, at)
     }
 
+    /// The t-hand's page, after dropping the tombstones in front of it.
+    #[inline]
+    fn t_hand(&mut self) -> u32 {
+        loop {
+            let p = *self.ring.front().expect("a full cache has pages");
+            let h = &mut self.hot[p as usize];
+            if h.stale == 0 {
+                return p;
+            }
+            h.stale -= 1;
+            self.tombstones -= 1;
+            self.ring.pop_front();
+        }
+    }
+
+    /// Turn the live ring entry of `p` (not the front) into a tombstone.
+    fn bury(&mut self, p: u32) {
+        if self.hot[p as usize].stale == u8::MAX {
+            self.compact();
+        }
+        self.hot[p as usize].stale += 1;
+        self.tombstones += 1;
+        if self.tombstones > self.live.max(64) {
+            self.compact();
+        }
+    }
+
+    /// Remove every tombstone from the ring, keeping the order of live entries.
+    #[cold]
+    fn compact(&mut self) {
+        let hot = &mut self.hot;
+        self.ring.retain(|&p| {
+            let h = &mut hot[p as usize];
+            if h.stale > 0 {
+                h.stale -= 1;
+                false
+            } else {
+                true
+            }
+        });
+        self.tombstones = 0;
+    }
+
     /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
     fn choose_victim(&mut self) -> u32 {
         loop {
-            let h = self.ring.head().expect("a full cache has pages");
-            let hm = self.m[h as usize];
-            if hm.refc == 0 {
-                if hm.state == CLEAN {
+            let h = self.t_hand();
+            let hh = self.hot[h as usize];
+            if hh.refc == 0 {
+                if hh.state == CLEAN {
                     return h;
                 }
-                let hb = hm.block as usize;
+                let hb = self.loc[h as usize].block as usize;
                 let (mut sb, mut si) = if self.s_hand == NIL {
                     (hb, 0)
                 } else {
@@ -247,27 +306,27 @@ impl TsClock {
                     } else {
                         si += 1;
                     }
-                    if self.m[s as usize].refc == 0 {
+                    if self.hot[s as usize].refc == 0 {
                         self.s_hand = self.sorted[sb][si].1;
                         return s;
                     }
                 }
                 panic!("TS-CLOCK s-hand found no page with count 0 within {bound} steps");
             }
-            let hi = h as usize;
-            self.m[hi].refc -= 1;
-            if self.m[hi].refc == 0 && hm.state == DIRTY {
-                self.non_zero[hm.block as usize] -= 1;
+            self.hot[h as usize].refc -= 1;
+            if hh.refc == 1 && hh.state == DIRTY {
+                self.non_zero[self.loc[h as usize].block as usize] -= 1;
             }
-            self.ring.move_to_back(&mut self.rlinks, h);
+            self.ring.pop_front();
+            self.ring.push_back(h);
         }
     }
 
     /// Drop the victim `v` and place the t-hand as §7.3 says.
     fn evict<S: IoSink>(&mut self, v: u32, io: &mut S) {
-        let h = self.ring.head().expect("a full cache has pages");
+        let h = self.t_hand();
         let vi = v as usize;
-        if self.m[vi].state == DIRTY {
+        if self.hot[vi].state == DIRTY {
             io.write_back(v);
             let (b, at) = self.sorted_pos(v);
             self.sorted[b].remove(at);
@@ -277,11 +336,15 @@ impl TsClock {
         if self.s_hand == v {
             self.s_hand = NIL;
         }
-        self.ring.remove(&mut self.rlinks, v);
-        if v != h {
-            self.ring.move_to_back(&mut self.rlinks, h);
+        if v == h {
+            self.ring.pop_front();
+        } else {
+            self.bury(v);
+            self.ring.pop_front();
+            self.ring.push_back(h);
         }
-        self.m[vi].state = ABSENT;
+        self.hot[vi].state = ABSENT;
+        self.live -= 1;
     }
 }
 
@@ -295,14 +358,17 @@ impl Policy for TsClock {
     const BLOCK_AWARE: bool = true;
 
     fn new(capacity: u32, params: &TsClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+        let cap = capacity.max(1);
         let mut p = TsClock {
-            cap: capacity.max(1),
+            cap,
             ppb: params.ppb.unwrap_or(ctx.pages_per_block).max(1),
             levels: params.levels.clamp(1, 64),
             own: params.ppb.map(|_| OwnBlocks::default()),
-            rlinks: Links::default(),
-            ring: IndexList::new(),
-            m: Vec::new(),
+            ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),
+            live: 0,
+            tombstones: 0,
+            hot: Vec::new(),
+            loc: Vec::new(),
             sorted: Vec::new(),
             non_zero: Vec::new(),
             s_hand: NIL,
@@ -316,49 +382,51 @@ impl Policy for TsClock {
         let p = a.page;
         let pi = p as usize;
         let write = a.op == Op::Write;
-        let before = self.m[pi].state;
+        let before = self.hot[pi].state;
         let hit = before != ABSENT;
         if !hit {
-            if self.ring.len() == self.cap {
+            if self.live == self.cap {
                 let v = self.choose_victim();
                 self.evict(v, io);
             }
             let block = self.block_of(a);
-            self.m[pi] = PageMeta {
+            self.loc[pi] = Loc {
                 block,
                 off: offset_in_block(a.key, self.ppb),
-                refc: 0,
-                state: if write { DIRTY } else { CLEAN },
             };
-            self.ring.push_back(&mut self.rlinks, p);
+            let h = &mut self.hot[pi];
+            h.refc = 0;
+            h.state = if write { DIRTY } else { CLEAN };
+            self.ring.push_back(p);
+            self.live += 1;
             if write {
                 self.sorted_insert(p);
             }
         } else if write && before == CLEAN {
             // FIX-1 / FIX-2: the page enters its block's list and the counted set.
-            self.m[pi].state = DIRTY;
+            self.hot[pi].state = DIRTY;
             self.sorted_insert(p);
-            if self.m[pi].refc > 0 {
-                self.non_zero[self.m[pi].block as usize] += 1;
+            if self.hot[pi].refc > 0 {
+                self.non_zero[self.loc[pi].block as usize] += 1;
             }
         }
-        let pm = self.m[pi];
-        if pm.state == CLEAN {
-            self.m[pi].refc = 1;
+        let h = self.hot[pi];
+        if h.state == CLEAN {
+            self.hot[pi].refc = 1;
         } else {
-            let b = pm.block as usize;
-            if pm.refc == 0 {
+            let b = self.loc[pi].block as usize;
+            if h.refc == 0 {
                 self.non_zero[b] += 1;
             }
-            self.m[pi].refc = self.dirty_count(self.non_zero[b]);
+            self.hot[pi].refc = self.dirty_count(self.non_zero[b]);
         }
         hit
     }
 
     fn reserve(&mut self, pages: u32, blocks: u32) {
-        self.rlinks.reserve(pages);
-        if pages as usize > self.m.len() {
-            self.m.resize(pages as usize, PageMeta::default());
+        if pages as usize > self.hot.len() {
+            self.hot.resize(pages as usize, Hot::default());
+            self.loc.resize(pages as usize, Loc::default());
         }
         match &mut self.own {
             Some(own) => {
@@ -376,7 +444,7 @@ impl Policy for TsClock {
     }
 
     fn len(&self) -> u32 {
-        self.ring.len()
+        self.live
     }
 
     fn capacity(&self) -> u32 {
@@ -389,21 +457,22 @@ impl Policy for TsClock {
 
     fn invalidate(&mut self, page: u32) -> bool {
         let pi = page as usize;
-        if self.m.get(pi).map_or(true, |m| m.state == ABSENT) {
+        if self.hot.get(pi).map_or(true, |h| h.state == ABSENT) {
             return false;
         }
-        if self.m[pi].state == DIRTY {
+        if self.hot[pi].state == DIRTY {
             let (b, at) = self.sorted_pos(page);
             self.sorted[b].remove(at);
-            if self.m[pi].refc > 0 {
+            if self.hot[pi].refc > 0 {
                 self.non_zero[b] -= 1;
             }
         }
         if self.s_hand == page {
             self.s_hand = NIL;
         }
-        self.ring.remove(&mut self.rlinks, page);
-        self.m[pi].state = ABSENT;
+        self.bury(page);
+        self.hot[pi].state = ABSENT;
+        self.live -= 1;
         true
     }
 }
@@ -417,9 +486,17 @@ mod tests {
 
     /// The ring from the t-hand on, as (page, count).
     fn ring(p: &TsClock) -> Vec<(u32, u8)> {
+        let mut stale: Vec<u8> = p.hot.iter().map(|h| h.stale).collect();
         p.ring
-            .iter(&p.rlinks)
-            .map(|x| (x, p.m[x as usize].refc))
+            .iter()
+            .filter(|&&x| {
+                let s = &mut stale[x as usize];
+                *s == 0 || {
+                    *s -= 1;
+                    false
+                }
+            })
+            .map(|&x| (x, p.hot[x as usize].refc))
             .collect()
     }
 
@@ -460,13 +537,17 @@ mod tests {
         p.reserve(128, 128 / ppb + 1);
         for &(page, dirty, refc) in pages {
             let block = page / ppb;
-            p.m[page as usize] = PageMeta {
+            p.loc[page as usize] = Loc {
                 block,
                 off: page % ppb,
+            };
+            p.hot[page as usize] = Hot {
                 refc,
                 state: if dirty { DIRTY } else { CLEAN },
+                stale: 0,
             };
-            p.ring.push_back(&mut p.rlinks, page);
+            p.ring.push_back(page);
+            p.live += 1;
             if dirty {
                 p.sorted_insert(page);
                 if refc > 0 {
@@ -584,7 +665,7 @@ mod tests {
         // E1: hit on 16, count ceil(4 · 2 / 4) = 2 (T1).
         let ev = drive(&mut p, 4, "R16");
         assert_eq!(ev[0], []);
-        assert_eq!(p.m[16].refc, 2);
+        assert_eq!(p.hot[16].refc, 2);
         // E2: 31 is clean with count 0 under the t-hand: replaced by 53 (T2).
         let ev = drive(&mut p, 4, "R53");
         assert_eq!(ev[0], [Ev::Ev(31)]);
@@ -623,6 +704,123 @@ mod tests {
         assert_eq!(ring(p), [(1, 0), (2, 1), (3, 0), (4, 1)]);
         assert_eq!(p.non_zero[0], 1);
         assert_eq!(p.s_hand, 2);
+    }
+
+    /// A direct transcription of the §7.2 / §7.3 pseudo-code with plain collections
+    /// (ring as a `VecDeque`, sorted lists as `BTreeSet`s, ppb = `ppb`, 4 levels), the
+    /// model the fast ring buffer with tombstones is checked against. Returns the
+    /// events per access.
+    fn model(cap: usize, ppb: u32, trace: &[(Op, u32)]) -> Vec<Vec<Ev>> {
+        use std::collections::{BTreeMap, BTreeSet, HashMap};
+        let mut ring: VecDeque<u32> = VecDeque::new();
+        let mut pg: HashMap<u32, (u32, bool)> = HashMap::new();
+        let mut sorted: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+        let mut nz: HashMap<u32, u32> = HashMap::new();
+        let mut s_hand: Option<u32> = None;
+        let mut out = Vec::new();
+        for &(op, x) in trace {
+            let mut ev = Vec::new();
+            let w = op == Op::Write;
+            if !pg.contains_key(&x) {
+                if ring.len() == cap {
+                    let v = loop {
+                        let h = ring[0];
+                        let (rc, d) = pg[&h];
+                        if rc == 0 {
+                            if !d {
+                                break h;
+                            }
+                            let first = |s: &BTreeMap<u32, BTreeSet<u32>>| {
+                                *s[&(h / ppb)].iter().next().unwrap()
+                            };
+                            let mut sh = s_hand.unwrap_or_else(|| first(&sorted));
+                            let v = loop {
+                                let s = sh;
+                                let list = &sorted[&(s / ppb)];
+                                sh = match list.range(s + 1..).next() {
+                                    Some(&n) => n,
+                                    None => first(&sorted),
+                                };
+                                if pg[&s].0 == 0 {
+                                    break s;
+                                }
+                            };
+                            s_hand = Some(sh);
+                            break v;
+                        }
+                        pg.get_mut(&h).unwrap().0 -= 1;
+                        if rc == 1 && d {
+                            *nz.get_mut(&(h / ppb)).unwrap() -= 1;
+                        }
+                        ring.rotate_left(1);
+                    };
+                    let d = pg.remove(&v).unwrap().1;
+                    if d {
+                        ev.push(Ev::Wb(v));
+                        sorted.get_mut(&(v / ppb)).unwrap().remove(&v);
+                    } else {
+                        ev.push(Ev::Ev(v));
+                    }
+                    if s_hand == Some(v) {
+                        s_hand = None;
+                    }
+                    if ring[0] == v {
+                        ring.pop_front();
+                    } else {
+                        let at = ring.iter().position(|&y| y == v).unwrap();
+                        ring.remove(at);
+                        ring.rotate_left(1);
+                    }
+                }
+                ring.push_back(x);
+                pg.insert(x, (0, w));
+                if w {
+                    sorted.entry(x / ppb).or_default().insert(x);
+                }
+            } else if w && !pg[&x].1 {
+                sorted.entry(x / ppb).or_default().insert(x);
+                pg.get_mut(&x).unwrap().1 = true;
+                if pg[&x].0 > 0 {
+                    *nz.entry(x / ppb).or_default() += 1;
+                }
+            }
+            let e = pg.get_mut(&x).unwrap();
+            if !e.1 {
+                e.0 = 1;
+            } else {
+                let n = nz.entry(x / ppb).or_default();
+                if e.0 == 0 {
+                    *n += 1;
+                }
+                e.0 = (4 * *n).div_ceil(ppb);
+            }
+            out.push(ev);
+        }
+        out
+    }
+
+    /// The ring buffer with tombstones makes exactly the choices of the literal
+    /// pseudo-code on random traces with writes, at several block sizes.
+    #[test]
+    fn matches_the_pseudo_code() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        for (cap, ppb, pages) in [
+            (3u32, 2u32, 12u32),
+            (8, 4, 40),
+            (50, 8, 200),
+            (200, 16, 600),
+        ] {
+            let trace: Vec<String> = (0..5000)
+                .map(|_| {
+                    let op = if rng.gen_bool(0.4) { 'W' } else { 'R' };
+                    format!("{op}{}", rng.gen_range(0..pages))
+                })
+                .collect();
+            let trace = trace.join(" ");
+            let o = run::<TsClock>(cap, &TsClockParams::default(), ppb, &trace);
+            let want = model(cap as usize, ppb, &parse(&trace));
+            assert_eq!(o.events, want, "cap {cap}, ppb {ppb}");
+        }
     }
 
     /// `ppb` given as a parameter overrides the run's blocks: TS-2 with the run at 1
