@@ -201,7 +201,7 @@ impl<const WSR: bool> SortedCore<WSR> {
     }
 
     /// Resident pages.
-    pub fn len(&self) -> u32 {
+    pub fn resident(&self) -> u32 {
         self.ring.len()
     }
 
@@ -281,7 +281,7 @@ impl Policy for SortedClock {
     }
 
     fn len(&self) -> u32 {
-        self.0.len()
+        self.0.resident()
     }
 
     fn capacity(&self) -> u32 {

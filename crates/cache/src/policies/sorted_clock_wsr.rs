@@ -47,7 +47,7 @@ impl Policy for SortedClockWsr {
     }
 
     fn len(&self) -> u32 {
-        self.0.len()
+        self.0.resident()
     }
 
     fn capacity(&self) -> u32 {
