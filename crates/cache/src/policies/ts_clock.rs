@@ -59,12 +59,17 @@
 //! inserts into its block's sorted list by binary search (O(log d) compares and a move
 //! of at most d entries, d = dirty pages of the block, at most ppb). Eviction is
 //! amortised O(1) in t-hand steps (each undoes part of a count some access set, counts
-//! are at most `levels`); the s-hand walk is bounded as in 7. above. No allocation per
-//! access: the sorted lists keep their capacity; with `ppb` overriding the run's, a
-//! page's block is looked up in a hash map once, on its first miss.
-//! Memory: 20 bytes per page of the universe (ring links, block, offset, count,
-//! state; + 4 with an own `ppb`), and 8 bytes per dirty page (sorted-list entries, at
-//! the high-water mark of each block) + 28 bytes per block.
+//! are at most `levels`); the s-hand walk is bounded as in 7. above. The clock is a
+//! ring buffer (§0.6's queue); a page leaving from inside it (an s-hand victim, a trim)
+//! leaves a tombstone, dropped when it reaches the hand or by a compaction once
+//! tombstones outnumber resident pages. Blocks are numbered by the policy on a page's
+//! first miss (one hash lookup per distinct page), so hits on clean pages touch no
+//! block state. No allocation per access once the ring, the lists and the block table
+//! have grown.
+//! Memory: 10 bytes per page of the universe (count and state in one byte, tombstone
+//! count, block id, offset), 4 bytes per cached page (ring, up to twice that with
+//! tombstones), 8 bytes per dirty page (sorted-list entries, kept at each block's
+//! high-water mark), about 44 bytes per block (list header, `non_zero`, hash entry).
 
 use std::collections::VecDeque;
 
