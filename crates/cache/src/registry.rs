@@ -277,6 +277,9 @@ policies! {
     bua::Bua,
     craw::Craw,
     craw_a::CrawA,
+    ts_clock::TsClock,
+    sorted_clock::SortedClock,
+    sorted_clock_wsr::SortedClockWsr,
 }
 
 #[cfg(test)]

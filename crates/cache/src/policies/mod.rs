@@ -20,4 +20,8 @@ pub mod lru;
 pub mod opt;
 pub mod s3fifo;
 pub mod sieve;
+pub mod sorted_clock;
+pub mod sorted_clock_wsr;
+pub mod sorted_ring;
+pub mod ts_clock;
 pub mod two_q;

@@ -1,0 +1,912 @@
+//! TS-CLOCK: temporal and spatial locality aware CLOCK for NAND flash (paper 000).
+//!
+//! Source: paper 000, Sec. III, the pseudo-code of Fig. 2 and the worked example of
+//! Fig. 3; specified, with the fixes below, in `reference/policies.md` §7.
+//!
+//! Two hands. The **t-hand** is CLOCK's hand over a ring of all resident pages, but a
+//! page carries a reference *count* instead of a bit: the t-hand decrements it (Fig. 2
+//! line 45) and a page with count R survives R rotations. A clean page gets count 1
+//! on every access (line 16-17); a dirty page gets `ceil(4 · non_zero / ppb)` (line
+//! 21-22), where `non_zero[b]` counts the dirty resident pages of its block whose count
+//! is not 0 — "the update likelihood of a block" (Sec. III). So clean pages go first,
+//! and dirty pages of blocks with many warm dirty pages live longest. When the t-hand
+//! stops on a page with count 0, a clean page is the victim (line 29-30); a dirty one
+//! hands over to the **s-hand**, which walks per-block lists of dirty pages sorted by
+//! page number and returns the first page with count 0 (line 31-43). Successive dirty
+//! victims therefore come out of one block in ascending order: the "pseudo sequential
+//! write patterns with high block utilization" of Sec. III.
+//!
+//! Resolved ambiguities and bugs of Fig. 2 (`policies.md` §7.4, numbers as there):
+//! 1. Line 47 decrements `p.block.non_zero` for the *accessed* page `p`; it must be the
+//!    **t-hand page's** block (FIX-3).
+//! 2. Lines 46-47 also decrement for clean pages, which line 19-22 never counted: the
+//!    decrement is for **dirty** t-hand pages only (FIX-3).
+//! 3. A write hit on a clean page (clean → dirty) enters its block's sorted list and
+//!    the counted set (FIX-1, FIX-2). The literal code leaves it out of every list, so
+//!    the s-hand loop spins forever once the t-hand stops on it (vector TS-3).
+//! 4. Block = page number div ppb (§0.1; the Fig. 3 numbers 67 → 16, 14 → 3 fix it).
+//! 5. The s-hand persists across blocks: it is reset to the first page of the t-hand
+//!    page's block only when null or after the last page of its list (line 31-38). In
+//!    Fig. 3 E4 the t-hand selects 14 (block 3) yet 67 (block 16) is evicted.
+//! 6. "The last of the block" is the last entry of the block's sorted list of dirty
+//!    resident pages.
+//! 7. The s-hand loop ends within |list of the s-hand's block| + |list of the t-hand
+//!    page's block| steps (the t-hand page itself qualifies); this is asserted.
+//! 8. A dirty victim is written back alone, at once; if the s-hand points at it, the
+//!    s-hand becomes null (FIX-4, no dangling hand). `non_zero` is unchanged.
+//! 9. / 10. The count formula follows the page's *status after* the access (line 16
+//!    tests status, not the operation): a read hit on a dirty page gets the dirty
+//!    formula.
+//! 11. A missed page starts with count 0, so a new dirty page always passes line 20
+//!     (`non_zero++`) and gets count >= 1.
+//! 12. Only the accessed page's count is recomputed when `non_zero` changes.
+//! 13. Fig. 3's "replaced by a new page, Page 31" means Page 53 (vector TS-4).
+//!
+//! Hand movement and insertion (§7.3, "insert p into the position of t-hand", line
+//! 12): while the cache fills, new pages go behind the t-hand. When the victim is the
+//! t-hand page, it leaves and the new page goes behind the hand, which is now on the
+//! next page (Fig. 3 E2). When the s-hand picked another page, the victim leaves, the
+//! t-hand passes the page it stopped on and the new page goes behind it (E3: "inserted
+//! at the position of the t-hand and TS-CLOCK moves the t-hand one step forward"; E4
+//! then has the t-hand select 14, past 67).
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `ppb` | the run's (`--block`) | pages per erase block for `non_zero`, the counts and the sorted lists (1024 = the 4 MiB blocks of the paper's microSD runs, 6144 = its 24 MiB SSD blocks, 4 in Fig. 3) |
+//! | `levels` | 4 | count levels of a dirty page: `ceil(levels · non_zero / ppb)` (paper: 4 quartiles) |
+//!
+//! Cost: a hit is O(1) except a clean → dirty write hit, which (like a dirty miss)
+//! inserts into its block's sorted list by binary search (O(log d) compares and a move
+//! of at most d entries, d = dirty pages of the block, at most ppb). Eviction is
+//! amortised O(1) in t-hand steps (each undoes part of a count some access set, counts
+//! are at most `levels`); the s-hand walk is bounded as in 7. above. The clock is a
+//! ring buffer (§0.6's queue); a page leaving from inside it (an s-hand victim, a trim)
+//! leaves a tombstone, dropped when it reaches the hand or by a compaction once
+//! tombstones outnumber resident pages. Blocks are numbered by the policy on a page's
+//! first miss (one hash lookup per distinct page), so hits on clean pages touch no
+//! block state. No allocation per access once the ring, the lists and the block table
+//! have grown.
+//! Memory: 10 bytes per page of the universe (count and state in one byte, tombstone
+//! count, block id, offset), 4 bytes per cached page (ring, up to twice that with
+//! tombstones), 8 bytes per dirty page (sorted-list entries, kept at each block's
+//! high-water mark), about 44 bytes per block (list header, `non_zero`, hash entry).
+
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashMap;
+
+use super::block_group::offset_in_block;
+use crate::list::NIL;
+use crate::policy::{
+    parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
+};
+use crate::prepared::block_key;
+use wafer_trace::Op;
+
+/// Parameters of [`TsClock`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TsClockParams {
+    /// Pages per erase block; `None` = the run's pages per block.
+    pub ppb: Option<u32>,
+    /// Count levels of a dirty page (paper 000: 4).
+    pub levels: u32,
+}
+
+impl Default for TsClockParams {
+    fn default() -> Self {
+        TsClockParams {
+            ppb: None,
+            levels: 4,
+        }
+    }
+}
+
+impl ParamSet for TsClockParams {
+    const SPECS: &'static [ParamSpec] = &[
+        ParamSpec {
+            name: "ppb",
+            default: "the run's (--block)",
+            doc: "pages per erase block for the block counters and sorted lists, >= 1 (1024 = 4 MiB blocks of 4 KiB pages)",
+        },
+        ParamSpec {
+            name: "levels",
+            default: "4",
+            doc: "count levels of a dirty page, ceil(levels * non_zero / ppb), 1..=31",
+        },
+    ];
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+        match key {
+            "ppb" => {
+                let v = parse_u32(value)?;
+                if v == 0 {
+                    return Err("expected at least 1 page per block, found `0`".into());
+                }
+                self.ppb = Some(v);
+                Ok(())
+            }
+            "levels" => {
+                let v = parse_u32(value)?;
+                if !(1..=31).contains(&v) {
+                    return Err(format!("expected 1 to 31, found `{value}`"));
+                }
+                self.levels = v;
+                Ok(())
+            }
+            _ => Err(format!("unknown parameter `{key}`")),
+        }
+    }
+}
+
+const ABSENT: u8 = 0;
+const CLEAN: u8 = 1;
+const DIRTY: u8 = 2;
+
+/// Per-page state the hands read on every step, one byte so that the sweep's random
+/// reads stay in a small array: bits 0-1 the state, bit 2 set while the page has
+/// tombstones in the ring, bits 3-7 the reference count (0..=levels).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Hot(u8);
+
+impl Hot {
+    const STALE: u8 = 4;
+
+    #[inline]
+    fn state(self) -> u8 {
+        self.0 & 3
+    }
+
+    #[inline]
+    fn refc(self) -> u8 {
+        self.0 >> 3
+    }
+
+    #[inline]
+    fn stale(self) -> bool {
+        self.0 & Self::STALE != 0
+    }
+
+    #[inline]
+    fn set_state(&mut self, s: u8) {
+        self.0 = (self.0 & !3) | s;
+    }
+
+    #[inline]
+    fn set_refc(&mut self, c: u8) {
+        self.0 = (self.0 & 7) | (c << 3);
+    }
+}
+
+/// TS-CLOCK (paper 000).
+#[derive(Debug)]
+pub struct TsClock {
+    cap: u32,
+    ppb: u32,
+    levels: u32,
+    /// Dense block id of each block key (page number div ppb, device kept apart).
+    ids: FxHashMap<u64, u32>,
+    /// The clock as §0.6's queue: front = the t-hand's page, back = just behind it.
+    /// A page that leaves from elsewhere (an s-hand victim, a trim) leaves a
+    /// tombstone, skipped when it reaches the front (see `stale`).
+    ring: VecDeque<u32>,
+    /// Resident pages.
+    live: u32,
+    /// Tombstones in `ring`.
+    tombstones: u32,
+    hot: Vec<Hot>,
+    /// Per page: its tombstones in the ring, which all lie ahead of its live entry.
+    stale: Vec<u8>,
+    /// Per page: dense block id, [`NIL`] before the page's first miss.
+    blk: Vec<u32>,
+    /// Per page: page number mod ppb, the sort key inside its block.
+    off: Vec<u32>,
+    /// Per block: its dirty resident pages as (offset, page), ascending offset.
+    sorted: Vec<Vec<(u32, u32)>>,
+    /// Per block: dirty resident pages whose count is not 0.
+    non_zero: Vec<u32>,
+    /// The s-hand's page, [`NIL`] when null.
+    s_hand: u32,
+}
+
+impl TsClock {
+    /// Count of a dirty page of a block with `nz` warm dirty pages (Fig. 2 line 21-22).
+    #[inline]
+    fn dirty_count(&self, nz: u32) -> u8 {
+        let l = u64::from(self.levels);
+        (l * u64::from(nz)).div_ceil(u64::from(self.ppb)).min(l) as u8
+    }
+
+    /// Dense block id of the page of `a`, looked up by block key on its first miss.
+    ///
+    /// The policy numbers blocks itself (rather than asking the engine for
+    /// [`Access::block`] on every access) so that `ppb` can differ from the run's and
+    /// so that hits on clean pages touch no block state at all.
+    #[inline]
+    fn block_of(&mut self, a: &Access) -> u32 {
+        let pi = a.page as usize;
+        if self.blk[pi] == NIL {
+            let next = self.ids.len() as u32;
+            let id = *self.ids.entry(block_key(a.key, self.ppb)).or_insert(next);
+            if id == next {
+                self.sorted.push(Vec::new());
+                self.non_zero.push(0);
+            }
+            self.blk[pi] = id;
+            self.off[pi] = offset_in_block(a.key, self.ppb);
+        }
+        self.blk[pi]
+    }
+
+    /// Insert the dirty page `p` into its block's sorted list.
+    #[inline]
+    fn sorted_insert(&mut self, p: u32) {
+        let (block, off) = (self.blk[p as usize], self.off[p as usize]);
+        let list = &mut self.sorted[block as usize];
+        match list.last() {
+            Some(&(last, _)) if last > off => {
+                let at = list.partition_point(|e| e.0 < off);
+                list.insert(at, (off, p));
+            }
+            _ => list.push((off, p)),
+        }
+    }
+
+    /// Position of the dirty page `p` in its block's sorted list.
+    #[inline]
+    fn sorted_pos(&self, p: u32) -> (usize, usize) {
+        let (block, off) = (self.blk[p as usize], self.off[p as usize]);
+        let at = self.sorted[block as usize]
+            .binary_search_by_key(&off, |e| e.0)
+            .expect("a dirty page is in its block's sorted list");
+        (block as usize, at)
+    }
+
+    /// The t-hand's page, after dropping the tombstones in front of it.
+    #[inline]
+    fn t_hand(&mut self) -> u32 {
+        loop {
+            let p = *self.ring.front().expect("a full cache has pages");
+            if !self.hot[p as usize].stale() {
+                return p;
+            }
+            self.unstale(p);
+            self.tombstones -= 1;
+            self.ring.pop_front();
+        }
+    }
+
+    /// Turn the live ring entry of `p` (not the front) into a tombstone.
+    fn bury(&mut self, p: u32) {
+        if self.stale[p as usize] == u8::MAX {
+            self.compact();
+        }
+        self.stale[p as usize] += 1;
+        self.hot[p as usize].0 |= Hot::STALE;
+        self.tombstones += 1;
+        if self.tombstones > self.live.max(64) {
+            self.compact();
+        }
+    }
+
+    /// Remove every tombstone from the ring, keeping the order of live entries.
+    #[cold]
+    fn compact(&mut self) {
+        let (hot, stale) = (&mut self.hot, &mut self.stale);
+        self.ring.retain(|&p| {
+            let pi = p as usize;
+            if !hot[pi].stale() {
+                return true;
+            }
+            stale[pi] -= 1;
+            if stale[pi] == 0 {
+                hot[pi].0 &= !Hot::STALE;
+            }
+            false
+        });
+        self.tombstones = 0;
+    }
+
+    /// One tombstone of `p` leaves the ring.
+    #[inline]
+    fn unstale(&mut self, p: u32) {
+        let pi = p as usize;
+        self.stale[pi] -= 1;
+        if self.stale[pi] == 0 {
+            self.hot[pi].0 &= !Hot::STALE;
+        }
+    }
+
+    /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
+    fn choose_victim(&mut self) -> u32 {
+        loop {
+            let h = self.t_hand();
+            let hh = self.hot[h as usize];
+            if hh.refc() == 0 {
+                if hh.state() == CLEAN {
+                    return h;
+                }
+                let hb = self.blk[h as usize] as usize;
+                let (mut sb, mut si) = if self.s_hand == NIL {
+                    (hb, 0)
+                } else {
+                    self.sorted_pos(self.s_hand)
+                };
+                let bound = self.sorted[sb].len() + self.sorted[hb].len();
+                for _ in 0..bound {
+                    let s = self.sorted[sb][si].1;
+                    if si + 1 == self.sorted[sb].len() {
+                        (sb, si) = (hb, 0);
+                    } else {
+                        si += 1;
+                    }
+                    if self.hot[s as usize].refc() == 0 {
+                        self.s_hand = self.sorted[sb][si].1;
+                        return s;
+                    }
+                }
+                panic!("TS-CLOCK s-hand found no page with count 0 within {bound} steps");
+            }
+            self.hot[h as usize].set_refc(hh.refc() - 1);
+            if hh.refc() == 1 && hh.state() == DIRTY {
+                self.non_zero[self.blk[h as usize] as usize] -= 1;
+            }
+            self.ring.pop_front();
+            self.ring.push_back(h);
+        }
+    }
+
+    /// Drop the victim `v` and place the t-hand as §7.3 says.
+    fn evict<S: IoSink>(&mut self, v: u32, io: &mut S) {
+        let h = self.t_hand();
+        let vi = v as usize;
+        if self.hot[vi].state() == DIRTY {
+            io.write_back(v);
+            let (b, at) = self.sorted_pos(v);
+            self.sorted[b].remove(at);
+        } else {
+            io.drop_clean(v);
+        }
+        if self.s_hand == v {
+            self.s_hand = NIL;
+        }
+        if v == h {
+            self.ring.pop_front();
+        } else {
+            self.bury(v);
+            self.ring.pop_front();
+            self.ring.push_back(h);
+        }
+        self.hot[vi].set_state(ABSENT);
+        self.live -= 1;
+    }
+}
+
+impl Policy for TsClock {
+    type Params = TsClockParams;
+    const NAME: &'static str = "ts-clock";
+    const SUMMARY: &'static str =
+        "clock of reference counts (dirty pages by block update likelihood) + an s-hand evicting dirty pages block by block in page order";
+    const CITATION: &'static str = "TS-CLOCK: temporal and spatial locality aware CLOCK for NAND flash storage (seed paper 000), Sec. III, Fig. 2 and Fig. 3.";
+    const FLASH_AWARE: bool = true;
+
+    fn new(capacity: u32, params: &TsClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+        let cap = capacity.max(1);
+        let mut p = TsClock {
+            cap,
+            ppb: params.ppb.unwrap_or(ctx.pages_per_block).max(1),
+            levels: params.levels.clamp(1, 31),
+            ids: FxHashMap::default(),
+            ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),
+            live: 0,
+            tombstones: 0,
+            hot: Vec::new(),
+            stale: Vec::new(),
+            blk: Vec::new(),
+            off: Vec::new(),
+            sorted: Vec::new(),
+            non_zero: Vec::new(),
+            s_hand: NIL,
+        };
+        p.reserve(ctx.universe_hint, 0);
+        Ok(p)
+    }
+
+    #[inline]
+    fn access<S: IoSink>(&mut self, a: &Access, io: &mut S) -> bool {
+        let p = a.page;
+        let pi = p as usize;
+        let write = a.op == Op::Write;
+        let before = self.hot[pi].state();
+        let hit = before != ABSENT;
+        if !hit {
+            if self.live == self.cap {
+                let v = self.choose_victim();
+                self.evict(v, io);
+            }
+            self.block_of(a);
+            let h = &mut self.hot[pi];
+            h.set_refc(0);
+            h.set_state(if write { DIRTY } else { CLEAN });
+            self.ring.push_back(p);
+            self.live += 1;
+            if write {
+                self.sorted_insert(p);
+            }
+        } else if write && before == CLEAN {
+            // FIX-1 / FIX-2: the page enters its block's list and the counted set.
+            self.hot[pi].set_state(DIRTY);
+            self.sorted_insert(p);
+            if self.hot[pi].refc() > 0 {
+                self.non_zero[self.blk[pi] as usize] += 1;
+            }
+        }
+        let h = self.hot[pi];
+        if h.state() == CLEAN {
+            self.hot[pi].set_refc(1);
+        } else {
+            let b = self.blk[pi] as usize;
+            if h.refc() == 0 {
+                self.non_zero[b] += 1;
+            }
+            let c = self.dirty_count(self.non_zero[b]);
+            self.hot[pi].set_refc(c);
+        }
+        hit
+    }
+
+    fn reserve(&mut self, pages: u32, _blocks: u32) {
+        if pages as usize > self.hot.len() {
+            self.hot.resize(pages as usize, Hot::default());
+            self.stale.resize(pages as usize, 0);
+            self.blk.resize(pages as usize, NIL);
+            self.off.resize(pages as usize, 0);
+        }
+    }
+
+    fn len(&self) -> u32 {
+        self.live
+    }
+
+    fn capacity(&self) -> u32 {
+        self.cap
+    }
+
+    fn dirty_pages(&self, out: &mut Vec<u32>) {
+        out.extend(self.sorted.iter().flatten().map(|e| e.1));
+    }
+
+    fn invalidate(&mut self, page: u32) -> bool {
+        let pi = page as usize;
+        if self.hot.get(pi).map_or(true, |h| h.state() == ABSENT) {
+            return false;
+        }
+        if self.hot[pi].state() == DIRTY {
+            let (b, at) = self.sorted_pos(page);
+            self.sorted[b].remove(at);
+            if self.hot[pi].refc() > 0 {
+                self.non_zero[b] -= 1;
+            }
+        }
+        if self.s_hand == page {
+            self.s_hand = NIL;
+        }
+        self.bury(page);
+        self.hot[pi].set_state(ABSENT);
+        self.live -= 1;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policies::clock::{Clock, ClockParams};
+    use crate::testutil::{parse, run, Ev, Recorder};
+    use rand::{Rng, SeedableRng};
+
+    /// The ring from the t-hand on, as (page, count).
+    fn ring(p: &TsClock) -> Vec<(u32, u8)> {
+        let mut stale = p.stale.clone();
+        p.ring
+            .iter()
+            .filter(|&&x| {
+                let s = &mut stale[x as usize];
+                *s == 0 || {
+                    *s -= 1;
+                    false
+                }
+            })
+            .map(|&x| (x, p.hot[x as usize].refc()))
+            .collect()
+    }
+
+    /// Block number `b`'s sorted list of dirty pages.
+    fn sorted(p: &TsClock, b: u64) -> Vec<u32> {
+        p.ids.get(&b).map_or(Vec::new(), |&i| {
+            p.sorted[i as usize].iter().map(|e| e.1).collect()
+        })
+    }
+
+    /// `non_zero` of block number `b`.
+    fn nz(p: &TsClock, b: u64) -> u32 {
+        p.ids.get(&b).map_or(0, |&i| p.non_zero[i as usize])
+    }
+
+    /// Drive `p` through `trace` (page number = dense id = key), events per access.
+    fn drive(p: &mut TsClock, ppb: u32, trace: &str) -> Vec<Vec<Ev>> {
+        parse(trace)
+            .into_iter()
+            .enumerate()
+            .map(|(i, (op, page))| {
+                let mut rec = Recorder::default();
+                let a = Access {
+                    page,
+                    block: page / ppb,
+                    key: u64::from(page),
+                    op,
+                    index: i as u64,
+                    next_use: u64::MAX,
+                };
+                p.access(&a, &mut rec);
+                rec.events
+            })
+            .collect()
+    }
+
+    /// A TS-CLOCK of capacity `cap` whose ring (t-hand first) is `pages` as (page,
+    /// dirty, count), with sorted lists and `non_zero` built to the §7.1 invariants.
+    fn with_state(cap: u32, ppb: u32, pages: &[(u32, bool, u8)]) -> TsClock {
+        let ctx = PolicyCtx {
+            pages_per_block: ppb,
+            ..PolicyCtx::default()
+        };
+        let mut p = TsClock::new(cap, &TsClockParams::default(), &ctx).unwrap();
+        p.reserve(128, 0);
+        for &(page, dirty, refc) in pages {
+            let a = Access {
+                page,
+                block: 0,
+                key: u64::from(page),
+                op: Op::Read,
+                index: 0,
+                next_use: u64::MAX,
+            };
+            let block = p.block_of(&a);
+            let h = &mut p.hot[page as usize];
+            h.set_refc(refc);
+            h.set_state(if dirty { DIRTY } else { CLEAN });
+            p.ring.push_back(page);
+            p.live += 1;
+            if dirty {
+                p.sorted_insert(page);
+                if refc > 0 {
+                    p.non_zero[block as usize] += 1;
+                }
+            }
+        }
+        p
+    }
+
+    /// §7.5 TS-1: with clean pages only, TS-CLOCK is CLOCK with new pages referenced.
+    #[test]
+    fn ts1_clean_pages_are_clock() {
+        let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R0 R1 R2 R0 R3");
+        assert_eq!(o.events[4], [Ev::Ev(0)]);
+        assert_eq!(ring(&o.policy), [(1, 0), (2, 0), (3, 1)]);
+    }
+
+    /// TS-1 generalised: on random read-only traces TS-CLOCK makes exactly the choices
+    /// of CLOCK with `insert_ref = 1` (§1.3), access by access.
+    #[test]
+    fn read_only_traces_match_clock() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        for round in 0..20 {
+            let trace: Vec<String> = (0..400)
+                .map(|_| format!("R{}", rng.gen_range(0..60u32)))
+                .collect();
+            let trace = trace.join(" ");
+            let cap = 3 + round;
+            let t = run::<TsClock>(cap, &TsClockParams::default(), 4, &trace);
+            let c = run::<Clock>(cap, &ClockParams::default(), 4, &trace);
+            assert_eq!(t.hits, c.hits, "capacity {cap}");
+            assert_eq!(t.events, c.events, "capacity {cap}");
+        }
+    }
+
+    /// §7.5 TS-2: the s-hand picks a page other than the t-hand's, persists on page 6
+    /// over a clean eviction, and is nulled when its own page is the victim (FIX-4).
+    #[test]
+    fn ts2_s_hand_persistence_and_dangling_fix() {
+        let o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9 R10");
+        let p = &o.policy;
+        assert_eq!(o.events[3], [Ev::Wb(5)]);
+        assert_eq!(ring(p), [(9, 0), (6, 0), (10, 1)]);
+        assert_eq!(p.s_hand, 6);
+        assert_eq!(nz(p, 0), 0);
+
+        let o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9 R10 R11 R12");
+        let p = &o.policy;
+        assert_eq!(o.events[0..3], [vec![], vec![], vec![]]);
+        assert_eq!(o.events[4], [Ev::Ev(9)]);
+        assert_eq!(o.events[5], [Ev::Wb(6)]);
+        assert_eq!(p.s_hand, NIL);
+        assert!(sorted(p, 0).is_empty());
+        assert_eq!(ring(p), [(10, 1), (11, 1), (12, 1)]);
+    }
+
+    /// §7.5 TS-2, first accesses: counts and the sorted list of block 0.
+    #[test]
+    fn ts2_counts_from_non_zero() {
+        let o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9");
+        let p = &o.policy;
+        assert_eq!(ring(p), [(6, 1), (5, 1), (9, 1)]);
+        assert_eq!(sorted(p, 0), [5, 6]);
+        assert_eq!(nz(p, 0), 2);
+    }
+
+    /// §7.5 TS-3: a write hit on a clean page enters its block's list and `non_zero`
+    /// (FIX-1, FIX-2), so at R9 the s-hand finds page 1 (the literal Fig. 2 loops
+    /// forever there).
+    #[test]
+    fn ts3_clean_to_dirty() {
+        let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R1 W1");
+        assert_eq!(sorted(&o.policy, 0), [1]);
+        assert_eq!(nz(&o.policy, 0), 1);
+        assert_eq!(ring(&o.policy), [(1, 1)]);
+
+        let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R1 W1 W2 R8 R9");
+        let p = &o.policy;
+        assert_eq!(o.events[2], []);
+        assert_eq!(o.events[4], [Ev::Wb(1)]);
+        assert_eq!(ring(p), [(2, 1), (8, 0), (9, 1)]);
+        assert_eq!(sorted(p, 0), [2]);
+        assert_eq!(nz(p, 0), 1);
+        assert_eq!(p.s_hand, 2);
+    }
+
+    /// §7.5 TS-3, the count of page 2 at W2: ceil(4 · 2 / 4) = 2.
+    #[test]
+    fn ts3_second_dirty_page_gets_count_two() {
+        let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R1 W1 W2");
+        assert_eq!(ring(&o.policy), [(1, 1), (2, 2)]);
+        assert_eq!(nz(&o.policy, 0), 2);
+    }
+
+    /// §7.5 TS-4: the reconstruction of paper 000 Fig. 3, events E1-E4, from a T0/S0
+    /// consistent with the text (the figure's own T0 is not in our copy of the paper).
+    #[test]
+    fn ts4_paper_figure_3() {
+        let t0 = [
+            (31, false, 0),
+            (67, true, 0),
+            (14, true, 0),
+            (16, true, 1),
+            (17, true, 1),
+            (65, true, 1),
+            (66, true, 0),
+        ];
+        let mut p = with_state(7, 4, &t0);
+        assert_eq!(sorted(&p, 3), [14]);
+        assert_eq!(sorted(&p, 4), [16, 17]);
+        assert_eq!(sorted(&p, 16), [65, 66, 67]);
+        assert_eq!((nz(&p, 3), nz(&p, 4), nz(&p, 16)), (0, 2, 1));
+
+        // E1: hit on 16, count ceil(4 · 2 / 4) = 2 (T1).
+        let ev = drive(&mut p, 4, "R16");
+        assert_eq!(ev[0], []);
+        assert_eq!(p.hot[16].refc(), 2);
+        // E2: 31 is clean with count 0 under the t-hand: replaced by 53 (T2).
+        let ev = drive(&mut p, 4, "R53");
+        assert_eq!(ev[0], [Ev::Ev(31)]);
+        let order: Vec<u32> = ring(&p).iter().map(|e| e.0).collect();
+        assert_eq!(order, [67, 14, 16, 17, 65, 66, 53]);
+        // E3: the t-hand selects 67 (dirty); the s-hand starts at 65 (S1), skips it
+        // (count 1) and evicts 66 (S2), ending on 67; 28 goes behind 67 (T3).
+        let ev = drive(&mut p, 4, "R28");
+        assert_eq!(ev[0], [Ev::Wb(66)]);
+        assert_eq!(p.s_hand, 67);
+        let order: Vec<u32> = ring(&p).iter().map(|e| e.0).collect();
+        assert_eq!(order, [14, 16, 17, 65, 53, 67, 28]);
+        // E4: the t-hand selects 14 (block 3) (T4), but the s-hand is still in block
+        // 16 (S3) and evicts 67 (S4), then wraps to block 3; 29 is inserted (T5).
+        let ev = drive(&mut p, 4, "R29");
+        assert_eq!(ev[0], [Ev::Wb(67)]);
+        assert_eq!(p.s_hand, 14);
+        let order: Vec<u32> = ring(&p).iter().map(|e| e.0).collect();
+        assert_eq!(order, [16, 17, 65, 53, 28, 14, 29]);
+        assert_eq!(sorted(&p, 16), [65]);
+    }
+
+    /// `non_zero` counts only warm dirty pages (FIX-3): the t-hand cooling the clean
+    /// pages 1 and 3 leaves it alone (the literal line 46-47 would decrement it twice,
+    /// and for page 4's block), cooling dirty page 0 decrements block 0's.
+    #[test]
+    fn non_zero_counts_only_warm_dirty_pages() {
+        let o = run::<TsClock>(4, &TsClockParams::default(), 4, "W0 R1 W2 R3");
+        assert_eq!(ring(&o.policy), [(0, 1), (1, 1), (2, 2), (3, 1)]);
+        assert_eq!(nz(&o.policy, 0), 2);
+        let o = run::<TsClock>(4, &TsClockParams::default(), 4, "W0 R1 W2 R3 R4");
+        let p = &o.policy;
+        // R4 swept 0 (1 -> 0), 1 (1 -> 0), 2 (2 -> 1), 3 (1 -> 0); 0 is dirty with
+        // count 0 and first in block 0's list [0, 2], so the s-hand evicts it.
+        assert_eq!(o.events[4], [Ev::Wb(0)]);
+        assert_eq!(ring(p), [(1, 0), (2, 1), (3, 0), (4, 1)]);
+        assert_eq!(nz(p, 0), 1);
+        assert_eq!(p.s_hand, 2);
+    }
+
+    /// A direct transcription of the §7.2 / §7.3 pseudo-code with plain collections
+    /// (ring as a `VecDeque`, sorted lists as `BTreeSet`s, ppb = `ppb`, 4 levels), the
+    /// model the fast ring buffer with tombstones is checked against. Returns the
+    /// events per access.
+    fn model(cap: usize, ppb: u32, trace: &[(Op, u32)]) -> Vec<Vec<Ev>> {
+        use std::collections::{BTreeMap, BTreeSet, HashMap};
+        let mut ring: VecDeque<u32> = VecDeque::new();
+        let mut pg: HashMap<u32, (u32, bool)> = HashMap::new();
+        let mut sorted: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+        let mut nz: HashMap<u32, u32> = HashMap::new();
+        let mut s_hand: Option<u32> = None;
+        let mut out = Vec::new();
+        for &(op, x) in trace {
+            let mut ev = Vec::new();
+            let w = op == Op::Write;
+            if !pg.contains_key(&x) {
+                if ring.len() == cap {
+                    let v = loop {
+                        let h = ring[0];
+                        let (rc, d) = pg[&h];
+                        if rc == 0 {
+                            if !d {
+                                break h;
+                            }
+                            let first = |s: &BTreeMap<u32, BTreeSet<u32>>| {
+                                *s[&(h / ppb)].iter().next().unwrap()
+                            };
+                            let mut sh = s_hand.unwrap_or_else(|| first(&sorted));
+                            let v = loop {
+                                let s = sh;
+                                let list = &sorted[&(s / ppb)];
+                                sh = match list.range(s + 1..).next() {
+                                    Some(&n) => n,
+                                    None => first(&sorted),
+                                };
+                                if pg[&s].0 == 0 {
+                                    break s;
+                                }
+                            };
+                            s_hand = Some(sh);
+                            break v;
+                        }
+                        pg.get_mut(&h).unwrap().0 -= 1;
+                        if rc == 1 && d {
+                            *nz.get_mut(&(h / ppb)).unwrap() -= 1;
+                        }
+                        ring.rotate_left(1);
+                    };
+                    let d = pg.remove(&v).unwrap().1;
+                    if d {
+                        ev.push(Ev::Wb(v));
+                        sorted.get_mut(&(v / ppb)).unwrap().remove(&v);
+                    } else {
+                        ev.push(Ev::Ev(v));
+                    }
+                    if s_hand == Some(v) {
+                        s_hand = None;
+                    }
+                    if ring[0] == v {
+                        ring.pop_front();
+                    } else {
+                        let at = ring.iter().position(|&y| y == v).unwrap();
+                        ring.remove(at);
+                        ring.rotate_left(1);
+                    }
+                }
+                ring.push_back(x);
+                pg.insert(x, (0, w));
+                if w {
+                    sorted.entry(x / ppb).or_default().insert(x);
+                }
+            } else if w && !pg[&x].1 {
+                sorted.entry(x / ppb).or_default().insert(x);
+                pg.get_mut(&x).unwrap().1 = true;
+                if pg[&x].0 > 0 {
+                    *nz.entry(x / ppb).or_default() += 1;
+                }
+            }
+            let e = pg.get_mut(&x).unwrap();
+            if !e.1 {
+                e.0 = 1;
+            } else {
+                let n = nz.entry(x / ppb).or_default();
+                if e.0 == 0 {
+                    *n += 1;
+                }
+                e.0 = (4 * *n).div_ceil(ppb);
+            }
+            out.push(ev);
+        }
+        out
+    }
+
+    /// The ring buffer with tombstones makes exactly the choices of the literal
+    /// pseudo-code on random traces with writes, at several block sizes.
+    #[test]
+    fn matches_the_pseudo_code() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        for (cap, ppb, pages) in [
+            (3u32, 2u32, 12u32),
+            (8, 4, 40),
+            (50, 8, 200),
+            (200, 16, 600),
+        ] {
+            let trace: Vec<String> = (0..5000)
+                .map(|_| {
+                    let op = if rng.gen_bool(0.4) { 'W' } else { 'R' };
+                    format!("{op}{}", rng.gen_range(0..pages))
+                })
+                .collect();
+            let trace = trace.join(" ");
+            let o = run::<TsClock>(cap, &TsClockParams::default(), ppb, &trace);
+            let want = model(cap as usize, ppb, &parse(&trace));
+            assert_eq!(o.events, want, "cap {cap}, ppb {ppb}");
+        }
+    }
+
+    /// `ppb` given as a parameter overrides the run's blocks: TS-2 with the run at 1
+    /// page per block and `ppb=8` behaves as TS-2 at 8 pages per block.
+    #[test]
+    fn ppb_parameter_overrides_the_run() {
+        let params = TsClockParams {
+            ppb: Some(8),
+            ..TsClockParams::default()
+        };
+        let trace = "W6 W5 R9 R10 R11 R12";
+        let own = run::<TsClock>(3, &params, 1, trace);
+        let runs = run::<TsClock>(3, &TsClockParams::default(), 8, trace);
+        assert_eq!(own.events, runs.events);
+        assert_eq!(own.events[3], [Ev::Wb(5)]);
+        // At 1 page per block, W5 would get count ceil(4 · 1 / 1) = 4 instead.
+        let one = run::<TsClock>(3, &TsClockParams::default(), 1, "W6 W5");
+        assert_eq!(ring(&one.policy), [(6, 4), (5, 4)]);
+    }
+
+    /// `levels` scales the dirty counts: at levels = 1 every dirty page gets 1.
+    #[test]
+    fn levels_parameter() {
+        let params = TsClockParams {
+            levels: 1,
+            ..TsClockParams::default()
+        };
+        let o = run::<TsClock>(3, &params, 4, "R1 W1 W2");
+        assert_eq!(ring(&o.policy), [(1, 1), (2, 1)]);
+    }
+
+    /// Parameters are validated with messages saying what is allowed.
+    #[test]
+    fn parameters_are_validated() {
+        let mut p = TsClockParams::default();
+        assert!(p.set("ppb", "0").unwrap_err().contains("at least 1"));
+        assert!(p.set("ppb", "x").unwrap_err().contains("integer"));
+        assert!(p.set("levels", "0").unwrap_err().contains("1 to 31"));
+        p.set("ppb", "1024").unwrap();
+        p.set("levels", "8").unwrap();
+        assert_eq!((p.ppb, p.levels), (Some(1024), 8));
+    }
+
+    /// A trimmed page leaves the ring, its sorted list and `non_zero`, and a trimmed
+    /// s-hand page leaves the s-hand null.
+    #[test]
+    fn invalidate_keeps_the_invariants() {
+        let mut o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9 R10");
+        let p = &mut o.policy;
+        assert_eq!(p.s_hand, 6);
+        assert!(p.invalidate(6));
+        assert!(!p.invalidate(6));
+        assert_eq!(p.s_hand, NIL);
+        assert!(sorted(p, 0).is_empty());
+        assert_eq!(ring(p), [(9, 0), (10, 1)]);
+        let mut d = Vec::new();
+        p.dirty_pages(&mut d);
+        assert!(d.is_empty());
+    }
+}
