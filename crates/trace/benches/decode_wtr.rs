@@ -44,7 +44,11 @@ fn write_trace(path: &std::path::Path, n: u64) {
             offset: off,
             len,
             dev: ((x >> 40) % 2) as u32,
-            op: if (x >> 44) % 10 < 7 { Op::Read } else { Op::Write },
+            op: if (x >> 44) % 10 < 7 {
+                Op::Read
+            } else {
+                Op::Write
+            },
         });
         if batch.len() == BATCH {
             w.write_all(&batch).unwrap();
