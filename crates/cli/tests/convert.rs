@@ -207,3 +207,33 @@ fn usage_and_input_errors() {
         .code(1)
         .stderr(predicate::str::contains("corrupt .wtr: truncated"));
 }
+
+/// `wafer sim --after X.wtr` writes the after-cache trace in wafer's format; `trace
+/// info` reads it like any trace and counts exactly the storage page reads and
+/// writes the simulator reported.
+#[test]
+fn after_cache_wtr_reads_like_a_trace() {
+    let src = shared("fiu/fiu_mail_cheetah_10k.blkparse");
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.wtr");
+    let out = wafer()
+        .args(["sim", "-p", "lru", "-c", "1MiB", "--json", "-t"])
+        .arg(&src)
+        .arg("--after")
+        .arg(&after)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &sim[0]["metrics"];
+    let i = info(&after);
+    assert_eq!(i["reads"]["count"], m["page_reads"]);
+    assert_eq!(i["writes"]["count"], m["page_writes"]);
+    assert!(m["page_reads"].as_u64().unwrap() > 1000);
+    let h = head(&after);
+    assert_eq!(h.lines().count(), 51, "header and 50 operations");
+}
