@@ -160,7 +160,7 @@ impl Reader {
             }
             let head = ChunkHead::decode(&rec);
             // Every chunk must end before the final end record.
-            let room = self.len - RECORD as u64 - self.pos;
+            let room = self.len.saturating_sub(RECORD as u64 + self.pos);
             if u64::from(head.packed) > room {
                 return Err(self.corrupt(format!(
                     "chunk {chunk_no} at byte {at}: length runs past the end of the file"
