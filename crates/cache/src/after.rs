@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use wafer_trace::request::DEV_SHIFT;
-use wafer_trace::{Error, Op, Request};
+use wafer_trace::{wtr, Error, Op, Request};
 
 /// Why a storage operation happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -217,10 +217,76 @@ impl AfterSink for CsvSink {
     }
 }
 
-/// An after-cache trace file, format chosen by extension (`.csv`).
+/// Writes the after-cache trace in wafer's `.wtr` format: each operation as a
+/// one-page request plus the extra columns access index, kind tag
+/// ([`IoKind::tag`]) and group. `wafer trace info/head` read it like any trace;
+/// [`wafer_trace::wtr::Reader::read_batch_with`] also returns the extra columns.
+/// The file appears only when [`AfterSink::finish`] succeeds.
+pub struct WtrSink {
+    path: PathBuf,
+    writer: Option<Box<wtr::Writer>>,
+    unit: u32,
+    error: Option<Error>,
+}
+
+impl WtrSink {
+    /// Create `path`; pages are `unit` bytes (recorded as the file's page size).
+    pub fn create(path: &Path, unit: u32) -> Result<WtrSink, Error> {
+        let header = wtr::Header {
+            has_time: true,
+            has_op: true,
+            page_size: unit,
+            columns: wtr::Columns::AFTER,
+            chunk: wtr::DEFAULT_CHUNK,
+            origin: "wafer after-cache trace: one storage operation per record".to_string(),
+        };
+        Ok(WtrSink {
+            path: path.to_path_buf(),
+            writer: Some(Box::new(wtr::Writer::create(path, header)?)),
+            unit,
+            error: None,
+        })
+    }
+}
+
+impl AfterSink for WtrSink {
+    #[inline]
+    fn push(&mut self, op: &StorageOp) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(w) = self.writer.as_mut() {
+            let extra = wtr::Extra {
+                access: op.access,
+                kind: op.kind.tag(),
+                group: op.group,
+            };
+            if let Err(e) = w.push_with(&op.request(self.unit), &extra) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), Error> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        match self.writer.take() {
+            Some(w) => w.finish().map(|_| ()),
+            None => Err(Error::Invalid(format!(
+                "{}: after-cache trace finished twice",
+                self.path.display()
+            ))),
+        }
+    }
+}
+
+/// An after-cache trace file, format chosen by extension (`.csv`, `.wtr`).
 pub enum FileSink {
     /// CSV text.
     Csv(CsvSink),
+    /// wafer's binary format with the access, kind and group columns.
+    Wtr(WtrSink),
 }
 
 impl FileSink {
@@ -232,6 +298,7 @@ impl FileSink {
             .map(|e| e.to_ascii_lowercase());
         match ext.as_deref() {
             Some("csv") => Ok(FileSink::Csv(CsvSink::create(path, unit)?)),
+            Some("wtr") => Ok(FileSink::Wtr(WtrSink::create(path, unit)?)),
             _ => Err(Error::Invalid(format!(
                 "{}: after-cache trace must end in {}",
                 path.display(),
@@ -241,7 +308,7 @@ impl FileSink {
     }
 
     /// Extensions [`FileSink::create`] understands.
-    pub const EXTENSIONS: &'static [&'static str] = &[".csv"];
+    pub const EXTENSIONS: &'static [&'static str] = &[".csv", ".wtr"];
 }
 
 impl AfterSink for FileSink {
@@ -249,12 +316,14 @@ impl AfterSink for FileSink {
     fn push(&mut self, op: &StorageOp) {
         match self {
             FileSink::Csv(s) => s.push(op),
+            FileSink::Wtr(s) => s.push(op),
         }
     }
 
     fn finish(&mut self) -> Result<(), Error> {
         match self {
             FileSink::Csv(s) => s.finish(),
+            FileSink::Wtr(s) => s.finish(),
         }
     }
 }
@@ -310,6 +379,50 @@ mod tests {
             text,
             "access,time_ns,op,kind,group,dev,page,offset,len\n0,,R,miss,0,0,2,8192,4096\n"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn wtr_sink_keeps_every_column() {
+        let dir = std::env::temp_dir().join(format!("wafer-after-wtr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("a.wtr");
+        let mut s = FileSink::create(&p, 4096).unwrap();
+        let ops: Vec<StorageOp> = (0..10_000u64)
+            .map(|i| StorageOp {
+                op: if i % 3 == 0 { Op::Read } else { Op::Write },
+                kind: IoKind::ALL[(i % 6) as usize],
+                key: wafer_trace::page_key((i % 2) as u32, i * 7 % 1000),
+                access: i * 2,
+                time_ns: if i % 5 == 0 {
+                    wafer_trace::NO_TIME
+                } else {
+                    i * 100
+                },
+                group: i / 32,
+            })
+            .collect();
+        for op in &ops {
+            s.push(op);
+        }
+        s.finish().unwrap();
+        let mut r = wtr::Reader::open(&p).unwrap();
+        assert_eq!(r.header().page_size, 4096);
+        let (mut reqs, mut extra, mut back) = (vec![], vec![], vec![]);
+        while r.read_batch_with(&mut reqs, &mut extra).unwrap() {
+            for (q, x) in reqs.iter().zip(&extra) {
+                back.push(StorageOp {
+                    op: q.op,
+                    kind: IoKind::from_tag(x.kind).unwrap(),
+                    key: wafer_trace::page_key(q.dev, q.offset / 4096),
+                    access: x.access,
+                    time_ns: q.time_ns,
+                    group: x.group,
+                });
+                assert_eq!(q.len, 4096);
+            }
+        }
+        assert_eq!(back, ops);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

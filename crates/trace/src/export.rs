@@ -216,15 +216,7 @@ fn truncated(s: &str, max: usize) -> &str {
 
 impl Text {
     fn create(path: &Path, fio: Option<Fio>) -> Result<Text> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(".wafer-")
-            .suffix(".tmp")
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(path, e))?;
+        let tmp = crate::wtr::temp_beside(path)?;
         Ok(Text {
             path: path.to_path_buf(),
             out: BufWriter::with_capacity(1 << 20, tmp),

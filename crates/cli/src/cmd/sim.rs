@@ -76,7 +76,7 @@ pub struct Args {
     /// the JSON output (0 = off).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub series_every: u64,
-    /// Write the after-cache trace (.csv); with several cells, a template using
+    /// Write the after-cache trace (.csv or .wtr); with several cells, a template using
     /// {policy} and {cache}.
     #[arg(long)]
     pub after: Option<PathBuf>,

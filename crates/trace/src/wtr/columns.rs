@@ -16,9 +16,10 @@
 /// Bytes of a column head.
 pub(super) const HEAD: usize = 10;
 
-/// Bytes a reader appends after the decompressed data so that every 8-byte load of a
-/// packed value stays inside the buffer.
-pub(super) const PAD: usize = 8;
+/// Bytes a reader appends after the decompressed data so that every load of a group
+/// of packed values (up to 57 bytes from a value's first byte) stays inside the
+/// buffer.
+pub(super) const PAD: usize = 64;
 
 fn zigzag(d: u64) -> u64 {
     let d = d as i64;
@@ -155,52 +156,76 @@ impl Cursor {
         ))
     }
 
-    /// Decode the next `dst.len()` values, handing each to `set`. `raw` must carry
-    /// [`PAD`] bytes after the data [`Cursor::parse`] checked.
+    /// Decode the next `dst.len()` values into `dst`. `raw` must carry [`PAD`]
+    /// bytes after the data [`Cursor::parse`] checked.
+    ///
+    /// Eight consecutive values of `b` bits span exactly `b` bytes, so the bit
+    /// offsets inside every group of eight are the same: they are computed once,
+    /// and each group costs one bounds check and eight load-shift-mask steps.
     #[inline]
-    pub(super) fn decode<T>(&mut self, raw: &[u8], dst: &mut [T], set: impl Fn(&mut T, u64)) {
-        let bits = self.bits as usize;
-        if bits == 0 {
-            for d in dst.iter_mut() {
-                set(d, self.prev);
-            }
-            return;
+    pub(super) fn decode(&mut self, raw: &[u8], dst: &mut [u64]) {
+        match (self.bits, self.delta) {
+            (0, _) => dst.fill(self.prev),
+            (64, false) => self.wide::<false>(raw, dst),
+            (64, true) => self.wide::<true>(raw, dst),
+            (_, false) => self.packed::<false>(raw, dst),
+            (_, true) => self.packed::<true>(raw, dst),
         }
-        let mut bp = self.bitpos;
-        if bits == 64 {
-            let mut prev = self.prev;
-            for d in dst.iter_mut() {
-                let x = super::u64le(&raw[bp / 8..]);
-                bp += 64;
-                prev = if self.delta {
-                    prev.wrapping_add(unzigzag(x))
-                } else {
-                    self.prev.wrapping_add(x)
-                };
-                set(d, prev);
-            }
-            if self.delta {
-                self.prev = prev;
-            }
-        } else {
-            let mask = (1u64 << bits) - 1;
-            if self.delta {
-                let mut prev = self.prev;
-                for d in dst.iter_mut() {
-                    let x = (super::u64le(&raw[bp >> 3..]) >> (bp & 7)) & mask;
-                    bp += bits;
-                    prev = prev.wrapping_add(unzigzag(x));
-                    set(d, prev);
-                }
-                self.prev = prev;
+    }
+
+    /// 64-bit values: whole little-endian words.
+    fn wide<const DELTA: bool>(&mut self, raw: &[u8], dst: &mut [u64]) {
+        let mut at = self.bitpos / 8;
+        let mut prev = self.prev;
+        for d in dst.iter_mut() {
+            let x = super::u64le(&raw[at..]);
+            at += 8;
+            *d = if DELTA {
+                prev = prev.wrapping_add(unzigzag(x));
+                prev
             } else {
-                let base = self.prev;
-                for d in dst.iter_mut() {
-                    let x = (super::u64le(&raw[bp >> 3..]) >> (bp & 7)) & mask;
-                    bp += bits;
-                    set(d, base.wrapping_add(x));
-                }
+                prev.wrapping_add(x)
+            };
+        }
+        if DELTA {
+            self.prev = prev;
+        }
+        self.bitpos = at * 8;
+    }
+
+    /// 1..=56-bit values.
+    fn packed<const DELTA: bool>(&mut self, raw: &[u8], dst: &mut [u64]) {
+        let bits = self.bits as usize;
+        let mask = (1u64 << bits) - 1;
+        let mut prev = self.prev;
+        let base = self.prev;
+        let mut put = |d: &mut u64, x: u64| {
+            *d = if DELTA {
+                prev = prev.wrapping_add(unzigzag(x));
+                prev
+            } else {
+                base.wrapping_add(x)
+            };
+        };
+        let shift0 = self.bitpos & 7;
+        let offs: [(usize, usize); 8] =
+            std::array::from_fn(|i| ((shift0 + i * bits) >> 3, (shift0 + i * bits) & 7));
+        let mut at = self.bitpos >> 3;
+        let mut groups = dst.chunks_exact_mut(8);
+        for g in &mut groups {
+            let w: &[u8; PAD] = raw[at..at + PAD].try_into().expect("padded chunk buffer");
+            for (d, &(o, sh)) in g.iter_mut().zip(&offs) {
+                put(d, (super::u64le(&w[o..]) >> sh) & mask);
             }
+            at += bits;
+        }
+        let mut bp = at * 8 + shift0;
+        for d in groups.into_remainder() {
+            put(d, (super::u64le(&raw[bp >> 3..]) >> (bp & 7)) & mask);
+            bp += bits;
+        }
+        if DELTA {
+            self.prev = prev;
         }
         self.bitpos = bp;
     }
@@ -221,8 +246,8 @@ mod tests {
         // Decode in two uneven steps, as batches do.
         let split = vals.len() / 3;
         let (a, b) = got.split_at_mut(split);
-        c.decode(&raw, a, |d, v| *d = v);
-        c.decode(&raw, b, |d, v| *d = v);
+        c.decode(&raw, a);
+        c.decode(&raw, b);
         (got, mode, bits)
     }
 

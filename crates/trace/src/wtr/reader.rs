@@ -43,6 +43,8 @@ pub struct Reader {
     cursors: [Cursor; 8],
     /// Extra columns of the last batch (files with extra columns only).
     extras: Vec<Extra>,
+    /// Decoded values of each column for the current batch.
+    cols: Box<[[u64; BATCH]]>,
     /// Requests of the current chunk not yet returned.
     left: usize,
     done: bool,
@@ -81,6 +83,7 @@ impl Reader {
             zstd: zstd::bulk::Decompressor::new().map_err(|e| Error::io(path, e))?,
             cursors: [Cursor::default(); 8],
             extras: Vec::new(),
+            cols: vec![[0; BATCH]; 8].into_boxed_slice(),
             left: 0,
             done: false,
         })
@@ -157,7 +160,7 @@ impl Reader {
             }
             let head = ChunkHead::decode(&rec);
             // Every chunk must end before the final end record.
-            let room = self.len - RECORD as u64 - self.pos;
+            let room = self.len.saturating_sub(RECORD as u64 + self.pos);
             if u64::from(head.packed) > room {
                 return Err(self.corrupt(format!(
                     "chunk {chunk_no} at byte {at}: length runs past the end of the file"
@@ -244,32 +247,25 @@ impl Reader {
         Ok(more)
     }
 
-    /// Decode the extra columns of the `k` records just decoded into `self.extras`
-    /// (kept in step with the request columns whichever read call is used).
-    fn decode_extras(&mut self, k: usize) -> Result<()> {
+    /// Turn the decoded extra columns of the `k` records just decoded into
+    /// `self.extras` (kept in step with the request columns whichever read call is
+    /// used).
+    fn assemble_extras(&mut self, k: usize) -> Result<()> {
         let cols = self.header.columns;
-        self.extras.clear();
-        self.extras.resize(k, Extra::default());
-        let (raw, x) = (&self.raw, &mut self.extras);
-        if cols.contains(Columns::ACCESS) {
-            self.cursors[ACCESS].decode(raw, x, |e, v| e.access = v);
-        }
-        let bad = std::cell::Cell::new(0u64);
-        if cols.contains(Columns::KIND) {
-            self.cursors[KIND].decode(raw, x, |e, v| {
-                e.kind = v as u8;
-                bad.set(bad.get() | (v >> 8));
-            });
-        }
-        if cols.contains(Columns::GROUP) {
-            self.cursors[GROUP].decode(raw, x, |e, v| e.group = v);
-        }
-        if bad.get() != 0 {
+        let c = &self.cols;
+        let bad = (0..k).fold(0, |b, j| b | (c[KIND][j] >> 8));
+        if cols.contains(Columns::KIND) && bad != 0 {
             return Err(self.corrupt(format!(
                 "chunk {}: kind tag out of range",
                 self.seen.chunks - 1
             )));
         }
+        self.extras.clear();
+        self.extras.extend((0..k).map(|j| Extra {
+            access: c[ACCESS][j],
+            kind: c[KIND][j] as u8,
+            group: c[GROUP][j],
+        }));
         Ok(())
     }
 }
@@ -281,36 +277,52 @@ impl RequestReader for Reader {
             return Ok(false);
         }
         let k = self.left.min(BATCH);
-        out.resize(k, Request::default());
-        let raw = &self.raw;
-        let c = &mut self.cursors;
-        c[TIME].decode(raw, out, |r, v| r.time_ns = v);
-        let bad = std::cell::Cell::new(0u64);
-        c[OP].decode(raw, out, |r, v| {
-            bad.set(bad.get() | u64::from(v > 2));
-            r.op = match v {
-                0 => Op::Read,
-                1 => Op::Write,
-                _ => Op::Trim,
-            };
+        let extra = self.header.columns;
+        let present = [
+            true,
+            true,
+            true,
+            true,
+            true,
+            extra.contains(Columns::ACCESS),
+            extra.contains(Columns::KIND),
+            extra.contains(Columns::GROUP),
+        ];
+        for (c, &here) in present.iter().enumerate() {
+            if here {
+                self.cursors[c].decode(&self.raw, &mut self.cols[c][..k]);
+            }
+        }
+        let c = &self.cols;
+        let (t, o, d, a, l) = (
+            &c[TIME][..k],
+            &c[OP][..k],
+            &c[DEV][..k],
+            &c[OFFSET][..k],
+            &c[LEN][..k],
+        );
+        let bad = (0..k).fold(0, |b, j| {
+            b | u64::from(o[j] > 2) | (d[j] >> 32) | (l[j] >> 32)
         });
-        c[DEV].decode(raw, out, |r, v| {
-            bad.set(bad.get() | (v >> 32));
-            r.dev = v as u32;
-        });
-        c[OFFSET].decode(raw, out, |r, v| r.offset = v);
-        c[LEN].decode(raw, out, |r, v| {
-            bad.set(bad.get() | (v >> 32));
-            r.len = v as u32;
-        });
-        if bad.get() != 0 {
+        if bad != 0 {
             return Err(self.corrupt(format!(
                 "chunk {}: op, device or length out of range",
                 self.seen.chunks - 1
             )));
         }
-        if self.header.columns != Columns::NONE {
-            self.decode_extras(k)?;
+        out.extend((0..k).map(|j| Request {
+            time_ns: t[j],
+            offset: a[j],
+            len: l[j] as u32,
+            dev: d[j] as u32,
+            op: match o[j] {
+                0 => Op::Read,
+                1 => Op::Write,
+                _ => Op::Trim,
+            },
+        }));
+        if extra != Columns::NONE {
+            self.assemble_extras(k)?;
         }
         self.left -= k;
         Ok(true)

@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod convert;
 pub mod gen;
 pub mod head;
 pub mod info;
@@ -15,6 +16,8 @@ pub enum TraceCommand {
     Head(head::Args),
     /// Write a synthetic trace (uniform, zipf, block-utilization, paper 004 benchmarks, ...).
     Gen(Box<gen::Args>),
+    /// Convert a trace to .wtr, CSV or a fio iolog (streaming).
+    Convert(convert::Args),
 }
 
 /// Run a trace subcommand.
@@ -23,5 +26,6 @@ pub fn run(c: TraceCommand) -> anyhow::Result<()> {
         TraceCommand::Info(a) => info::run(a),
         TraceCommand::Head(a) => head::run(a),
         TraceCommand::Gen(a) => gen::run(*a),
+        TraceCommand::Convert(a) => convert::run(a),
     }
 }

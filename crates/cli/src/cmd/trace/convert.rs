@@ -1,0 +1,175 @@
+//! `wafer trace convert`: stream any readable trace into wafer's `.wtr`, the
+//! `time_ns,op,dev,offset,len` CSV, or a fio iolog v2 ([`wafer_trace::export`]).
+//! The output appears only once it is complete (written to a temporary file and
+//! renamed).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+use wafer_trace::export::FIO_TARGET;
+use wafer_trace::format::BATCH;
+use wafer_trace::units::parse_size;
+use wafer_trace::{Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+
+use super::info::format_arg;
+use crate::cmd::UsageError;
+use crate::progress;
+
+/// Arguments of `wafer trace convert`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Output formats (from OUT's extension unless --to is given):
+  wtr        .wtr    wafer's binary format: compressed, checksummed, fast to read
+  csv        .csv    time_ns,op,dev,offset,len (bytes, ns; wafer reads it back)
+  fio-iolog  .iolog  fio iolog v2 for `fio --read_iolog` (no timestamps)
+Examples:
+  wafer trace convert ../shared/traces/mobile-pixel6a/telegram_exec.csv.gz telegram.wtr
+  wafer trace convert telegram.wtr telegram.csv
+  wafer trace convert trace.wtr replay.iolog --fio-target /dev/nvme0n1
+  wafer trace convert raw.txt out.wtr --format spc --skip-invalid --origin \"SPC Financial1\""
+)]
+pub struct Args {
+    /// Input trace (any readable format; gzip / zstd input is decompressed).
+    pub input: PathBuf,
+    /// Output file.
+    pub output: PathBuf,
+    /// Output format: wtr, csv or fio-iolog (default: from OUT's extension).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Input format (default: detected).
+    #[arg(long)]
+    pub format: Option<String>,
+    /// Skip malformed input records (and count them) instead of stopping.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Lackey input: include instruction fetches as reads.
+    #[arg(long)]
+    pub instructions: bool,
+    /// Where the trace came from, stored in the .wtr header
+    /// (default: "converted from <input> (<format>)").
+    #[arg(long)]
+    pub origin: Option<String>,
+    /// Page size to record in the .wtr header as a hint for readers (e.g. 4KiB).
+    #[arg(long)]
+    pub page_size: Option<String>,
+    /// fio iolog: the file or device fio should replay on.
+    #[arg(long, default_value = FIO_TARGET)]
+    pub fio_target: String,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct Summary<'a> {
+    input: &'a std::path::Path,
+    input_format: Option<Format>,
+    output: &'a std::path::Path,
+    output_format: &'a str,
+    requests: u64,
+    skipped: u64,
+    bytes_written: u64,
+}
+
+/// Run `wafer trace convert`.
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let to = match &a.to {
+        Some(t) => OutFormat::parse(t).map_err(|e| UsageError(e.to_string()))?,
+        None => OutFormat::from_path(&a.output).ok_or_else(|| {
+            UsageError(format!(
+                "cannot tell the output format from `{}`: use a .wtr, .csv or .iolog name, \
+                 or --to wtr|csv|fio-iolog",
+                a.output.display()
+            ))
+        })?,
+    };
+    let page_size = match &a.page_size {
+        None => 0,
+        Some(s) => parse_size(s)
+            .ok()
+            .and_then(|v| u32::try_from(v).ok())
+            .filter(|&v| v > 0)
+            .ok_or_else(|| UsageError(format!("--page-size {s}: expected a size like 4KiB")))?,
+    };
+    let opts = ReadOptions {
+        format: format_arg(a.format.as_deref())?,
+        skip_invalid: a.skip_invalid,
+        instructions: a.instructions,
+        generic: None,
+    };
+    let mut reader = wafer_trace::open(&a.input, &opts)?;
+    let meta = reader.meta().clone();
+    let in_name = meta.format.map_or("?", Format::name);
+    let info = WriteInfo {
+        origin: a.origin.clone().unwrap_or_else(|| {
+            let name = a.input.file_name().map_or_else(
+                || a.input.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            format!("converted from {name} ({in_name})")
+        }),
+        page_size,
+        has_time: meta.has_time,
+        has_op: meta.has_op,
+    };
+    let mut writer = match to {
+        OutFormat::FioIolog => TraceWriter::create_fio_iolog(&a.output, &a.fio_target)
+            .map_err(|e| UsageError(e.to_string()))?,
+        f => TraceWriter::create(&a.output, f, &info)?,
+    };
+    let pb = bar(meta.requests);
+    let mut batch = Vec::with_capacity(BATCH);
+    while reader.read_batch(&mut batch)? {
+        writer.write_all(&batch)?;
+        pb.inc(batch.len() as u64);
+    }
+    let requests = writer.finish()?;
+    pb.finish_and_clear();
+    let bytes_written = std::fs::metadata(&a.output).map_or(0, |m| m.len());
+    let s = Summary {
+        input: &a.input,
+        input_format: meta.format,
+        output: &a.output,
+        output_format: to.name(),
+        requests,
+        skipped: reader.skipped(),
+        bytes_written,
+    };
+    let text = if a.json {
+        serde_json::to_string_pretty(&s)? + "\n"
+    } else {
+        let skipped = if s.skipped > 0 {
+            format!(" ({} malformed records skipped)", s.skipped)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} ({in_name}) -> {} ({}): {requests} requests{skipped}, {bytes_written} bytes\n",
+            a.input.display(),
+            a.output.display(),
+            to.name(),
+        )
+    };
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(())
+}
+
+/// A bar when the request count is known (.wtr input), else a counting spinner.
+fn bar(total: Option<u64>) -> ProgressBar {
+    if let Some(n) = total {
+        return progress::bar(n, "converting");
+    }
+    let pb = ProgressBar::new_spinner();
+    if !std::io::stderr().is_terminal() {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} converting: {human_pos} requests ({per_sec})")
+            .expect("static template"),
+    );
+    pb.enable_steady_tick(std::time::Duration::from_millis(200));
+    pb
+}

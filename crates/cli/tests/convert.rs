@@ -1,0 +1,239 @@
+//! `wafer trace convert` end to end: conversions keep every request (checked with
+//! `wafer trace info --json` and `head`), outputs are the documented formats, bad
+//! calls exit 2 and bad input exits 1 with a one-line message.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+
+fn shared(rel: &str) -> PathBuf {
+    let p = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/traces/"
+    ))
+    .join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing: these tests need the shared traces folder",
+        p.display()
+    );
+    p
+}
+
+fn wafer() -> Command {
+    Command::cargo_bin("wafer").expect("binary")
+}
+
+fn info(p: &Path) -> serde_json::Value {
+    let out = wafer()
+        .args(["trace", "info", "--json"])
+        .arg(p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("file");
+    o.remove("format");
+    v
+}
+
+fn head(p: &Path) -> String {
+    let out = wafer()
+        .args(["trace", "head", "-n", "50"])
+        .arg(p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn convert(input: &Path, output: &Path, extra: &[&str]) -> serde_json::Value {
+    let out = wafer()
+        .args(["trace", "convert"])
+        .arg(input)
+        .arg(output)
+        .args(extra)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn telegram_survives_wtr_and_csv() {
+    let src = shared("mobile-pixel6a/telegram_exec.csv.gz");
+    let dir = tempfile::tempdir().unwrap();
+    let w = dir.path().join("t.wtr");
+    let s = convert(&src, &w, &["--origin", "telegram", "--page-size", "4KiB"]);
+    assert_eq!(s["requests"], 251_879, "README request count");
+    assert_eq!(s["input_format"], "android");
+    assert_eq!(s["output_format"], "wtr");
+    let c = dir.path().join("t.csv");
+    assert_eq!(convert(&w, &c, &[])["requests"], 251_879);
+    let want = info(&src);
+    assert_eq!(info(&w), want);
+    assert_eq!(info(&c), want);
+    assert_eq!(head(&w), head(&src));
+    assert_eq!(head(&c), head(&src));
+    // The .wtr is much smaller than the gzip'd CSV it came from.
+    let (a, b) = (
+        std::fs::metadata(&src).unwrap().len(),
+        std::fs::metadata(&w).unwrap().len(),
+    );
+    assert!(b < a, "wtr {b} bytes vs gzip CSV {a}");
+}
+
+#[test]
+fn fio_iolog_output() {
+    let src = shared("disksim/tpcc-small.trace");
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("x.txt");
+    let s = convert(&src, &o, &["--to", "fio-iolog", "--fio-target", "/dev/sdq"]);
+    assert_eq!(s["requests"], 6_999);
+    let text = std::fs::read_to_string(&o).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("fio version 2 iolog"));
+    let io: Vec<&str> = text
+        .lines()
+        .filter(|l| l.ends_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(io.len(), 6_999, "one line per request (none is empty)");
+    assert!(io
+        .iter()
+        .all(|l| l.starts_with("/dev/sdq") && l.split(' ').count() == 4));
+    // 16 devices: each added, opened and closed once.
+    for act in ["add", "open", "close"] {
+        let n = text
+            .lines()
+            .filter(|l| l.ends_with(&format!(" {act}")))
+            .count();
+        assert_eq!(n, 16, "{act}");
+    }
+    assert!(text.ends_with(" close\n"));
+}
+
+#[test]
+fn default_summary_and_skip_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("in.csv");
+    std::fs::write(&src, "0,8,4096,W,0.5\n0,x,4096,R,0.6\n1,16,512,R,0.7\n").unwrap();
+    let out = dir.path().join("o.wtr");
+    wafer()
+        .args(["trace", "convert", "--format", "spc", "--skip-invalid"])
+        .arg(&src)
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("(spc) ->").and(predicate::str::contains(
+                "(wtr): 2 requests (1 malformed records skipped)",
+            )),
+        );
+    // Without --skip-invalid: the line is named, exit 1, nothing written.
+    let out2 = dir.path().join("o2.wtr");
+    wafer()
+        .args(["trace", "convert", "--format", "spc"])
+        .arg(&src)
+        .arg(&out2)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("in.csv:2: expected"));
+    assert!(!out2.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        2,
+        "no temp file left"
+    );
+}
+
+#[test]
+fn usage_and_input_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = shared("fiu/fiu_mail_cheetah_10k.blkparse");
+    wafer()
+        .args(["trace", "convert"])
+        .arg(&src)
+        .arg(dir.path().join("o.parquet"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--to wtr|csv|fio-iolog"));
+    wafer()
+        .args(["trace", "convert", "--to", "xml"])
+        .arg(&src)
+        .arg(dir.path().join("o.wtr"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown output format `xml`"));
+    // A corrupt .wtr input: exit 1, one line naming the chunk.
+    let w = dir.path().join("a.wtr");
+    convert(&src, &w, &[]);
+    let mut b = std::fs::read(&w).unwrap();
+    let hlen = usize::from(u16::from_le_bytes([b[6], b[7]]));
+    b[hlen + 40] ^= 0xff;
+    std::fs::write(&w, &b).unwrap();
+    let out = wafer()
+        .args(["trace", "convert"])
+        .arg(&w)
+        .arg(dir.path().join("b.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.ends_with("corrupt .wtr: chunk 0 checksum mismatch\n"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+    // Truncated.
+    std::fs::write(&w, &b[..b.len() / 2]).unwrap();
+    wafer()
+        .args(["trace", "info"])
+        .arg(&w)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("corrupt .wtr: truncated"));
+}
+
+/// `wafer sim --after X.wtr` writes the after-cache trace in wafer's format; `trace
+/// info` reads it like any trace and counts exactly the storage page reads and
+/// writes the simulator reported.
+#[test]
+fn after_cache_wtr_reads_like_a_trace() {
+    let src = shared("fiu/fiu_mail_cheetah_10k.blkparse");
+    let dir = tempfile::tempdir().unwrap();
+    let after = dir.path().join("after.wtr");
+    let out = wafer()
+        .args(["sim", "-p", "lru", "-c", "1MiB", "--json", "-t"])
+        .arg(&src)
+        .arg("--after")
+        .arg(&after)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &sim[0]["metrics"];
+    let i = info(&after);
+    assert_eq!(i["reads"]["count"], m["page_reads"]);
+    assert_eq!(i["writes"]["count"], m["page_writes"]);
+    assert!(m["page_reads"].as_u64().unwrap() > 1000);
+    let h = head(&after);
+    assert_eq!(h.lines().count(), 51, "header and 50 operations");
+}
