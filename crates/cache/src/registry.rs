@@ -277,6 +277,9 @@ policies! {
     bua::Bua,
     craw::Craw,
     craw_a::CrawA,
+    cflru::Cflru,
+    cfclock::CfClock,
+    lru_wsr::LruWsr,
 }
 
 #[cfg(test)]
