@@ -149,8 +149,7 @@ impl CfClock {
     fn mark(&mut self, f: u32, s: u8) {
         let unref = s & REF == 0;
         self.unref.assign(f as usize, unref);
-        self.unref_clean
-            .assign(f as usize, unref && s & DIRTY == 0);
+        self.unref_clean.assign(f as usize, unref && s & DIRTY == 0);
     }
 
     /// Choose the victim frame (the cache is full) per passes 1-3.
@@ -394,61 +393,64 @@ mod tests {
         use std::collections::VecDeque;
         let ops = proptest::collection::vec((any::<bool>(), 0u32..14), 1..300);
         TestRunner::default()
-            .run(&(ops, 1u32..9, 0.0f64..=1.0, 0u32..2), |(ops, cap, win, ir)| {
-                let mut c = CfClock::new(cap, &params(win, ir), &PolicyCtx::default()).unwrap();
-                c.reserve(14, 0);
-                let w = window_pages(win, cap) as usize;
-                // (page, ref, dirty)
-                let mut m: VecDeque<(u32, bool, bool)> = VecDeque::new();
-                for (i, &(write, p)) in ops.iter().enumerate() {
-                    let op = if write { Op::Write } else { Op::Read };
-                    let a = Access {
-                        page: p,
-                        block: 0,
-                        key: u64::from(p),
-                        op,
-                        index: i as u64,
-                        next_use: u64::MAX,
-                    };
-                    let mut rec = Recorder::default();
-                    let hit = c.access(&a, &mut rec);
-                    let mut want = vec![];
-                    let mhit = if let Some(e) = m.iter_mut().find(|e| e.0 == p) {
-                        e.1 = true;
-                        e.2 |= write;
-                        true
-                    } else {
-                        if m.len() == cap as usize {
-                            let win = w.min(m.len());
-                            let pos = (0..win)
-                                .find(|&j| !m[j].1 && !m[j].2)
-                                .or_else(|| (0..win).find(|&j| !m[j].1))
-                                .unwrap_or_else(|| {
-                                    let n = m.len();
-                                    let mut j = win % n;
-                                    while m[j].1 {
-                                        m[j].1 = false;
-                                        j = (j + 1) % n;
-                                    }
-                                    j
-                                });
-                            m.rotate_left(pos);
-                            let v = m.pop_front().unwrap();
-                            want.push(if v.2 { Ev::Wb(v.0) } else { Ev::Ev(v.0) });
-                        }
-                        m.push_back((p, ir == 1, write));
-                        false
-                    };
-                    prop_assert_eq!(hit, mhit, "step {}", i);
-                    prop_assert_eq!(&rec.events, &want, "step {}", i);
-                    // Before the cache first fills, the hand is at frame 0 and the
-                    // model's front is the oldest page: the same ring.
-                    let got = ring(&c);
-                    let exp: Vec<_> = m.iter().copied().collect();
-                    prop_assert_eq!(got, exp, "step {}", i);
-                }
-                Ok(())
-            })
+            .run(
+                &(ops, 1u32..9, 0.0f64..=1.0, 0u32..2),
+                |(ops, cap, win, ir)| {
+                    let mut c = CfClock::new(cap, &params(win, ir), &PolicyCtx::default()).unwrap();
+                    c.reserve(14, 0);
+                    let w = window_pages(win, cap) as usize;
+                    // (page, ref, dirty)
+                    let mut m: VecDeque<(u32, bool, bool)> = VecDeque::new();
+                    for (i, &(write, p)) in ops.iter().enumerate() {
+                        let op = if write { Op::Write } else { Op::Read };
+                        let a = Access {
+                            page: p,
+                            block: 0,
+                            key: u64::from(p),
+                            op,
+                            index: i as u64,
+                            next_use: u64::MAX,
+                        };
+                        let mut rec = Recorder::default();
+                        let hit = c.access(&a, &mut rec);
+                        let mut want = vec![];
+                        let mhit = if let Some(e) = m.iter_mut().find(|e| e.0 == p) {
+                            e.1 = true;
+                            e.2 |= write;
+                            true
+                        } else {
+                            if m.len() == cap as usize {
+                                let win = w.min(m.len());
+                                let pos = (0..win)
+                                    .find(|&j| !m[j].1 && !m[j].2)
+                                    .or_else(|| (0..win).find(|&j| !m[j].1))
+                                    .unwrap_or_else(|| {
+                                        let n = m.len();
+                                        let mut j = win % n;
+                                        while m[j].1 {
+                                            m[j].1 = false;
+                                            j = (j + 1) % n;
+                                        }
+                                        j
+                                    });
+                                m.rotate_left(pos);
+                                let v = m.pop_front().unwrap();
+                                want.push(if v.2 { Ev::Wb(v.0) } else { Ev::Ev(v.0) });
+                            }
+                            m.push_back((p, ir == 1, write));
+                            false
+                        };
+                        prop_assert_eq!(hit, mhit, "step {}", i);
+                        prop_assert_eq!(&rec.events, &want, "step {}", i);
+                        // Before the cache first fills, the hand is at frame 0 and the
+                        // model's front is the oldest page: the same ring.
+                        let got = ring(&c);
+                        let exp: Vec<_> = m.iter().copied().collect();
+                        prop_assert_eq!(got, exp, "step {}", i);
+                    }
+                    Ok(())
+                },
+            )
             .unwrap();
     }
 }

@@ -156,7 +156,10 @@ impl Policy for Cflru {
         if !(0.0..=1.0).contains(&params.window) {
             return Err(ParamError {
                 policy: Self::NAME.into(),
-                msg: format!("window: expected a fraction in [0, 1], found {}", params.window),
+                msg: format!(
+                    "window: expected a fraction in [0, 1], found {}",
+                    params.window
+                ),
             });
         }
         let cap = capacity.max(1);
@@ -296,7 +299,12 @@ mod tests {
         // Order after R5: 1d, 3, 4, 5 (LRU first); the window is {1d, 3}.
         assert_eq!(
             lru_order(&o5.policy),
-            [(1, true, true), (3, false, true), (4, false, false), (5, false, false)]
+            [
+                (1, true, true),
+                (3, false, true),
+                (4, false, false),
+                (5, false, false)
+            ]
         );
     }
 
