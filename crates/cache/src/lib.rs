@@ -10,6 +10,7 @@
 #![deny(missing_docs)]
 
 pub mod after;
+pub mod bits;
 pub mod engine;
 pub mod error;
 pub mod list;

@@ -277,9 +277,12 @@ policies! {
     bua::Bua,
     craw::Craw,
     craw_a::CrawA,
-    ts_clock::TsClock,
+    cflru::Cflru,
+    cfclock::CfClock,
+    lru_wsr::LruWsr,
     sorted_clock::SortedClock,
     sorted_clock_wsr::SortedClockWsr,
+    ts_clock::TsClock,
 }
 
 #[cfg(test)]

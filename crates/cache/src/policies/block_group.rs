@@ -100,6 +100,12 @@ impl BlockGroups {
         }
     }
 
+    /// Block of the resident `page`.
+    #[inline]
+    pub fn block_of(&self, page: u32) -> u32 {
+        self.block_of[page as usize]
+    }
+
     /// Key of the resident `page`.
     #[inline]
     pub fn key(&self, page: u32) -> u64 {

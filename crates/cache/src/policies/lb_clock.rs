@@ -40,9 +40,20 @@
 //! | `h2` | true | a write that fills a block clears its recency bit |
 //! | `unified` | true | cache reads too (false: write cache, reads bypass) |
 //!
-//! Cost: a hit is O(1); an eviction sweeps the ring once to find the largest
-//! candidate, O(resident groups), on top of the amortised O(1) bit clearing.
-//! Memory: 17 bytes per page ([`BlockGroups`]) + 17 bytes per block.
+//! Finding the victim without a sweep: every group gets a sequence number when it
+//! is pushed behind the hand (created, or passed by the hand), so ring order from the
+//! hand is ascending sequence number. The candidates (groups with a clear bit) sit
+//! in an ordered set keyed by (pages descending, sequence ascending): its first entry
+//! is the largest candidate, ties going to the first met from the hand. An entry
+//! changes only when a group's bit, size or position changes while its bit is clear.
+//!
+//! Cost: a hit is O(1), or O(log groups) when it sets a clear bit; a miss adds the
+//! amortised O(1) bit clearing, each cleared bit costing one O(log groups) insert,
+//! and O(log groups) for the victim (it used to be a sweep over all resident groups).
+//! Memory: 17 bytes per page ([`BlockGroups`]) + 25 bytes per block + about 40 bytes
+//! per candidate group in the ordered set.
+
+use std::collections::BTreeSet;
 
 use super::block_group::{offset_in_block, BlockGroups, ABSENT};
 use crate::list::{IndexList, Links, NIL};
@@ -116,26 +127,78 @@ pub struct LbClock {
     recency: Vec<bool>,
     /// Per block: offset of the last write since the group was created, `NIL` if none.
     last_write: Vec<u32>,
+    /// Per block: when it was last pushed behind the hand (ring order = this order).
+    seq: Vec<u64>,
+    next_seq: u64,
+    /// Resident groups with a clear bit, as (`u32::MAX` - pages, seq, block).
+    cands: BTreeSet<(u32, u64, u32)>,
 }
 
 impl LbClock {
+    #[inline]
+    fn cand_key(&self, b: u32) -> (u32, u64, u32) {
+        (u32::MAX - self.pages.count(b), self.seq[b as usize], b)
+    }
+
+    /// Take `b` out of the candidate set before its bit, size or position changes.
+    #[inline]
+    fn unlist(&mut self, b: u32) {
+        if !self.recency[b as usize] && self.pages.count(b) > 0 {
+            let k = self.cand_key(b);
+            self.cands.remove(&k);
+        }
+    }
+
+    /// Put `b` back after the change, if it is a candidate.
+    #[inline]
+    fn relist(&mut self, b: u32) {
+        if !self.recency[b as usize] && self.pages.count(b) > 0 {
+            let k = self.cand_key(b);
+            self.cands.insert(k);
+        }
+    }
+
+    #[inline]
+    fn set_recency(&mut self, b: u32, r: bool) {
+        if self.recency[b as usize] != r {
+            self.unlist(b);
+            self.recency[b as usize] = r;
+            self.relist(b);
+        }
+    }
+
+    /// Push the group `b` (not on the ring) behind the hand.
+    #[inline]
+    fn push_behind_hand(&mut self, b: u32) {
+        self.ring.push_back(&mut self.blinks, b);
+        self.seq[b as usize] = self.next_seq;
+        self.next_seq += 1;
+    }
+
     fn victim(&mut self) -> u32 {
         loop {
             let f = self.ring.head().expect("a full cache has groups");
             if !self.recency[f as usize] {
                 break;
             }
-            self.recency[f as usize] = false;
-            self.ring.move_to_back(&mut self.blinks, f);
+            self.ring.remove(&mut self.blinks, f);
+            self.push_behind_hand(f);
+            self.set_recency(f, false);
         }
-        let mut best = (NIL, 0u32);
-        for b in self.ring.iter(&self.blinks) {
-            let n = self.pages.count(b);
-            if !self.recency[b as usize] && n > best.1 {
-                best = (b, n);
+        let &(_, _, v) = self.cands.first().expect("the hand rests on a candidate");
+        #[cfg(debug_assertions)]
+        {
+            // The sweep the ordered set replaces: the largest clear group, first met.
+            let mut best = (NIL, 0u32);
+            for b in self.ring.iter(&self.blinks) {
+                let n = self.pages.count(b);
+                if !self.recency[b as usize] && n > best.1 {
+                    best = (b, n);
+                }
             }
+            debug_assert_eq!(v, best.0, "candidate set disagrees with the sweep");
         }
-        best.0
+        v
     }
 }
 
@@ -158,6 +221,9 @@ impl Policy for LbClock {
             ring: IndexList::new(),
             recency: Vec::new(),
             last_write: Vec::new(),
+            seq: Vec::new(),
+            next_seq: 0,
+            cands: BTreeSet::new(),
         };
         p.reserve(ctx.universe_hint, 0);
         Ok(p)
@@ -182,17 +248,18 @@ impl Policy for LbClock {
                 self.pages.make_dirty(a.page);
             }
             if !sequential {
-                self.recency[b] = true;
+                self.set_recency(a.block, true);
             }
             return true;
         }
         if self.pages.resident() == self.cap {
             let v = self.victim();
+            self.unlist(v);
             self.pages.evict(v, io);
             self.ring.remove(&mut self.blinks, v);
         }
         if self.pages.count(a.block) == 0 {
-            self.ring.push_back(&mut self.blinks, a.block);
+            self.push_behind_hand(a.block);
             self.recency[b] = true;
             self.last_write[b] = if write {
                 offset_in_block(a.key, self.ppb)
@@ -201,11 +268,13 @@ impl Policy for LbClock {
             };
             sequential = false;
         }
+        self.unlist(a.block);
         self.pages.insert(a.page, a.block, a.key, write);
+        self.relist(a.block);
         if write && self.params.h2 && self.pages.count(a.block) == self.ppb {
-            self.recency[b] = false;
+            self.set_recency(a.block, false);
         } else if !sequential {
-            self.recency[b] = true;
+            self.set_recency(a.block, true);
         }
         false
     }
@@ -216,6 +285,7 @@ impl Policy for LbClock {
         if blocks as usize > self.recency.len() {
             self.recency.resize(blocks as usize, false);
             self.last_write.resize(blocks as usize, NIL);
+            self.seq.resize(blocks as usize, 0);
         }
     }
 
@@ -235,7 +305,10 @@ impl Policy for LbClock {
         if !self.pages.is_resident(page) {
             return false;
         }
-        let b = self.pages.remove(page);
+        let b = self.pages.block_of(page);
+        self.unlist(b);
+        self.pages.remove(page);
+        self.relist(b);
         if self.pages.count(b) == 0 {
             self.ring.remove(&mut self.blinks, b);
         }
