@@ -16,10 +16,57 @@ const LAT: Latency = Latency {
     erase_ns: 1_500_000,
 };
 
-fn random_writes<F: Ftl>(f: &mut F, rng: &mut Pcg64Mcg, n: u64) {
+/// `n` uniform random single-page writes; with `hint`, issued in batches of 64 after a
+/// [`Ftl::prefetch`] of the batch, as `wafer_ftl::replay` does.
+/// Wall-clock and on-CPU time of this thread. The development machine is shared, so
+/// wall time includes time the scheduler gave to other processes; the CPU time (Linux
+/// `/proc/thread-self/schedstat`, wall time elsewhere) is what "one core" delivers.
+struct Clock {
+    wall: Instant,
+    cpu: Option<f64>,
+}
+
+fn thread_cpu_s() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            wall: Instant::now(),
+            cpu: thread_cpu_s(),
+        }
+    }
+
+    /// (CPU seconds, wall seconds).
+    fn stop(&self) -> (f64, f64) {
+        let wall = self.wall.elapsed().as_secs_f64();
+        let cpu = match (self.cpu, thread_cpu_s()) {
+            (Some(a), Some(b)) => b - a,
+            _ => wall,
+        };
+        (cpu, wall)
+    }
+}
+
+fn random_writes<F: Ftl>(f: &mut F, rng: &mut Pcg64Mcg, n: u64, hint: bool) {
     let lp = f.geometry().logical_pages;
-    for _ in 0..n {
-        f.write(rng.gen_range(0..lp), 1).expect("in range");
+    let mut batch = [0u64; 64];
+    let mut done = 0;
+    while done < n {
+        let k = (n - done).min(64) as usize;
+        for p in &mut batch[..k] {
+            *p = rng.gen_range(0..lp);
+        }
+        if hint {
+            f.prefetch(&batch[..k]);
+        }
+        for &p in &batch[..k] {
+            f.write(p, 1).expect("in range");
+        }
+        done += k as u64;
     }
 }
 
@@ -34,22 +81,23 @@ fn fill<F: Ftl>(f: &mut F) {
     }
 }
 
-fn page_speed(np: u32) {
+fn page_speed(np: u32, hint: bool) {
     let geo = Geometry::with_op(16 << 30, 0.15, 4096, np).expect("geometry");
     let mut f = PageFtl::new(geo, LAT, CellType::Tlc, PageConfig::default()).expect("ftl");
     let mut rng = Pcg64Mcg::seed_from_u64(3);
     fill(&mut f);
-    random_writes(&mut f, &mut rng, geo.logical_pages);
+    random_writes(&mut f, &mut rng, geo.logical_pages, hint);
     f.reset_counters();
     let n = 2 * geo.logical_pages;
-    let t = Instant::now();
-    random_writes(&mut f, &mut rng, n);
-    let s = t.elapsed().as_secs_f64();
+    let t = Clock::start();
+    random_writes(&mut f, &mut rng, n, hint);
+    let (s, wall) = t.stop();
     let m = f.metrics();
     let flash = m.counters.programs_host + m.counters.programs_gc;
     println!(
-        "page-level greedy, 16 GiB, 15% OP, {np} pages/block, uniform random 4 KiB writes: \
-         {:.2} M host writes/s, {:.2} M flash page writes/s (WAF {:.3}, {n} host writes in {s:.2} s)",
+        "page-level greedy, 16 GiB, 15% OP, {np} pages/block, uniform random 4 KiB writes{}: \
+         {:.2} M host writes/s, {:.2} M flash page writes/s (WAF {:.3}, {n} host writes in {s:.2} s CPU, {wall:.2} s wall)",
+        if hint { " (prefetch hints)" } else { "" },
         n as f64 / s / 1e6,
         flash as f64 / s / 1e6,
         m.waf
@@ -64,7 +112,7 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
     let mut rng = Pcg64Mcg::seed_from_u64(5);
     let blocks = geo.logical_blocks();
     let n = geo.logical_pages;
-    let t = Instant::now();
+    let t = Clock::start();
     let mut done = 0;
     while done < n {
         let base = rng.gen_range(0..blocks) * 1024;
@@ -76,12 +124,12 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
             .expect("in range");
         done += u64::from(k);
     }
-    let s = t.elapsed().as_secs_f64();
+    let (s, wall) = t.stop();
     let m = f.metrics();
     let flash = m.counters.programs_host + m.counters.programs_gc;
     println!(
         "FAST, 16 GiB, 4 MiB blocks, {label}: {:.2} M host writes/s, {:.2} M flash page writes/s \
-         (WAF {:.3}, {} RW log blocks, {done} host writes in {s:.2} s)",
+         (WAF {:.3}, {} RW log blocks, {done} host writes in {s:.2} s CPU, {wall:.2} s wall)",
         done as f64 / s / 1e6,
         flash as f64 / s / 1e6,
         m.waf,
@@ -107,9 +155,9 @@ fn waf_table() {
             let mut f = PageFtl::new(geo, LAT, CellType::Tlc, PageConfig::default()).expect("ftl");
             let mut rng = Pcg64Mcg::seed_from_u64(7);
             fill(&mut f);
-            random_writes(&mut f, &mut rng, 6 * lp);
+            random_writes(&mut f, &mut rng, 6 * lp, true);
             f.reset_counters();
-            random_writes(&mut f, &mut rng, 4 * lp);
+            random_writes(&mut f, &mut rng, 4 * lp, true);
             println!("  OP {op:.2} Np {np:3}: WAF {:.3}", f.metrics().waf);
         }
     }
@@ -146,8 +194,9 @@ fn fig1() {
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     println!("mapping memory: page-level and FAST keep 4 bytes (one u32) per logical page");
-    page_speed(256);
-    page_speed(1024);
+    page_speed(256, false);
+    page_speed(256, true);
+    page_speed(1024, true);
     fast_speed(
         "aligned 25% runs (SW log, partial merges)",
         Placement::Aligned,

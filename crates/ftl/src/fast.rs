@@ -29,7 +29,7 @@
 
 use crate::error::FtlError;
 use crate::flash::Flash;
-use crate::ftl::{check_range, Ftl};
+use crate::ftl::{check_range, touch, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::Metrics;
 use std::collections::VecDeque;
@@ -307,6 +307,10 @@ impl Ftl for FastFtl {
             self.drop_copy(p as u32);
         }
         Ok(())
+    }
+
+    fn prefetch(&self, lpns: &[u64]) {
+        touch(&self.l2p, lpns);
     }
 
     fn metrics(&self) -> Metrics {

@@ -17,7 +17,7 @@
 
 use crate::error::FtlError;
 use crate::flash::Flash;
-use crate::ftl::{check_range, Ftl};
+use crate::ftl::{check_range, touch, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
@@ -88,6 +88,8 @@ pub struct PageFtl {
     free: Vec<u32>,
     host: Frontier,
     gc: Frontier,
+    /// Scratch list of a victim's valid page offsets.
+    live: Vec<u32>,
 }
 
 impl PageFtl {
@@ -132,6 +134,7 @@ impl PageFtl {
             free,
             host: full,
             gc: full,
+            live: Vec::with_capacity(np as usize),
         })
     }
 
@@ -253,20 +256,29 @@ impl PageFtl {
     }
 
     /// Clean one victim block.
+    ///
+    /// Two passes: the first finds the valid pages without a data-dependent branch, so
+    /// the `l2p` look-ups of the whole block (random addresses, usually cache misses on
+    /// a multi-GB device) are in flight together instead of one after another; the
+    /// second copies them, finding their `l2p` lines already in cache.
     fn collect(&mut self) {
         self.f.c.gc_invocations += 1;
         let v = self.pick_victim();
         let base = v * self.np;
-        let mut left = self.valid[v as usize];
-        let mut off = 0;
-        while left > 0 {
-            let ppn = base + off;
-            off += 1;
-            let lpn = self.p2l[ppn as usize];
-            if lpn == NIL || self.l2p[lpn as usize] != ppn {
-                continue;
-            }
-            left -= 1;
+        let np = self.np as usize;
+        let mut live = std::mem::take(&mut self.live);
+        live.resize(np, 0);
+        let mut n = 0usize;
+        let p2l = &self.p2l[base as usize..base as usize + np];
+        for (off, &lpn) in p2l.iter().enumerate() {
+            let probe = if lpn == NIL { 0 } else { lpn };
+            let valid = (lpn != NIL) & (self.l2p[probe as usize] == base + off as u32);
+            live[n] = off as u32;
+            n += usize::from(valid);
+        }
+        debug_assert_eq!(n, self.valid[v as usize] as usize);
+        for &off in &live[..n] {
+            let lpn = self.p2l[(base + off) as usize];
             let dst = self.gc_page();
             let db = dst / self.np;
             self.p2l[dst as usize] = lpn;
@@ -274,6 +286,7 @@ impl PageFtl {
             self.valid[db as usize] += 1;
             self.f.copy(v, db);
         }
+        self.live = live;
         self.valid[v as usize] = 0;
         self.p2l[base as usize..(base + self.np) as usize].fill(NIL);
         self.f.erase(v);
@@ -362,6 +375,10 @@ impl Ftl for PageFtl {
             }
         }
         Ok(())
+    }
+
+    fn prefetch(&self, lpns: &[u64]) {
+        touch(&self.l2p, lpns);
     }
 
     fn metrics(&self) -> Metrics {
