@@ -1,9 +1,12 @@
 //! Page-level FTL with garbage collection (paper 000's "page-level FTL"; ftl.md §3).
 //!
 //! * Mapping: `l2p` (4 bytes per logical page, the FTL's DRAM table) and `p2l`, the
-//!   logical page stored in each physical page's out-of-band area (4 bytes per physical
-//!   page; on a real device it lives in flash, not in the mapping table). A physical page
-//!   is valid iff `l2p[p2l[ppn]] == ppn`.
+//!   logical page whose valid copy each physical page holds, or none once the page is
+//!   erased or its data superseded or trimmed (4 bytes per physical page: the page's
+//!   out-of-band area plus the valid bit a real FTL keeps per page). Superseding a copy
+//!   clears its `p2l` entry, so GC finds the valid pages of a victim by a sequential
+//!   scan of its `p2l` slice and never reads `l2p` (random addresses, cache misses on a
+//!   multi-GB device); it only writes the new locations there.
 //! * One write frontier shared by host writes and GC copies (the model of ftl.md's
 //!   reference table), or with `hot_cold` a second frontier that receives only GC copies.
 //! * GC runs when a new frontier block is needed and no more than [`GC_RESERVE`] free
@@ -17,7 +20,7 @@
 
 use crate::error::FtlError;
 use crate::flash::Flash;
-use crate::ftl::{check_range, touch, Ftl};
+use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
@@ -88,8 +91,6 @@ pub struct PageFtl {
     free: Vec<u32>,
     host: Frontier,
     gc: Frontier,
-    /// Scratch list of a victim's valid page offsets.
-    live: Vec<u32>,
 }
 
 impl PageFtl {
@@ -134,7 +135,6 @@ impl PageFtl {
             free,
             host: full,
             gc: full,
-            live: Vec::with_capacity(np as usize),
         })
     }
 
@@ -172,6 +172,7 @@ impl PageFtl {
     /// Drop the valid copy at `ppn` (its l2p entry is updated by the caller).
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
+        self.p2l[ppn as usize] = NIL;
         let b = ppn / self.np;
         let greedy_closed =
             self.cfg.victim == Victim::Greedy && self.state[b as usize] == State::Closed;
@@ -255,30 +256,26 @@ impl PageFtl {
         ppn
     }
 
-    /// Clean one victim block.
-    ///
-    /// Two passes: the first finds the valid pages without a data-dependent branch, so
-    /// the `l2p` look-ups of the whole block (random addresses, usually cache misses on
-    /// a multi-GB device) are in flight together instead of one after another; the
-    /// second copies them, finding their `l2p` lines already in cache.
+    /// Clean one victim block: its valid pages are those with a `p2l` entry.
     fn collect(&mut self) {
         self.f.c.gc_invocations += 1;
         let v = self.pick_victim();
-        let base = v * self.np;
-        let np = self.np as usize;
-        let mut live = std::mem::take(&mut self.live);
-        live.resize(np, 0);
-        let mut n = 0usize;
-        let p2l = &self.p2l[base as usize..base as usize + np];
-        for (off, &lpn) in p2l.iter().enumerate() {
+        let base = v as usize * self.np as usize;
+        let end = base + self.np as usize;
+        // Load the l2p entries the copies will overwrite in one branch-free sweep: the
+        // loads overlap their cache misses, while stores that miss would drain one at a
+        // time (x86 commits stores in program order).
+        let mut acc = 0u32;
+        for &lpn in &self.p2l[base..end] {
             let probe = if lpn == NIL { 0 } else { lpn };
-            let valid = (lpn != NIL) & (self.l2p[probe as usize] == base + off as u32);
-            live[n] = off as u32;
-            n += usize::from(valid);
+            acc ^= self.l2p[probe as usize];
         }
-        debug_assert_eq!(n, self.valid[v as usize] as usize);
-        for &off in &live[..n] {
-            let lpn = self.p2l[(base + off) as usize];
+        std::hint::black_box(acc);
+        for ppn in base..end {
+            let lpn = self.p2l[ppn];
+            if lpn == NIL {
+                continue;
+            }
             let dst = self.gc_page();
             let db = dst / self.np;
             self.p2l[dst as usize] = lpn;
@@ -286,9 +283,8 @@ impl PageFtl {
             self.valid[db as usize] += 1;
             self.f.copy(v, db);
         }
-        self.live = live;
         self.valid[v as usize] = 0;
-        self.p2l[base as usize..(base + self.np) as usize].fill(NIL);
+        self.p2l[base..end].fill(NIL);
         self.f.erase(v);
         self.state[v as usize] = State::Free;
         self.free.push(v);
@@ -378,7 +374,17 @@ impl Ftl for PageFtl {
     }
 
     fn prefetch(&self, lpns: &[u64]) {
-        touch(&self.l2p, lpns);
+        // The l2p entries, then the p2l entries of the copies a write supersedes (each
+        // sweep's loads are independent of one another).
+        let mut acc = 0u32;
+        for &p in lpns {
+            if let Some(&old) = self.l2p.get(p as usize) {
+                if let Some(&l) = self.p2l.get(old as usize) {
+                    acc ^= l;
+                }
+            }
+        }
+        std::hint::black_box(acc);
     }
 
     fn metrics(&self) -> Metrics {
@@ -400,9 +406,15 @@ impl Ftl for PageFtl {
     fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
         for (ppn, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NIL && self.l2p[lpn as usize] == ppn as u32 {
-                valid[ppn / self.np as usize] += 1;
+            if lpn == NIL {
+                continue;
             }
+            if self.l2p.get(lpn as usize) != Some(&(ppn as u32)) {
+                return Err(format!(
+                    "physical page {ppn} is marked valid for logical page {lpn}, which maps elsewhere"
+                ));
+            }
+            valid[ppn / self.np as usize] += 1;
         }
         if valid != self.valid {
             return Err("per-block valid counts differ from the mapped pages".into());
