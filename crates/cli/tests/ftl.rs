@@ -49,7 +49,11 @@ fn replay_reports_json_metrics_and_lifetime() {
             .arg("--json")
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         let m = &v["metrics"];
         assert_eq!(m["ftl"], ftl);
@@ -78,35 +82,68 @@ fn aging_and_text_output() {
         .args(["--aging", "--aging-volume", "4MiB"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("precondition  fill + 4 MiB"), "{text}");
     // Counters were reset after aging: the window holds the trace's one page.
-    assert!(text.contains("0 read (0 never written), 1 written"), "{text}");
+    assert!(
+        text.contains("0 read (0 never written), 1 written"),
+        "{text}"
+    );
 }
 
 #[test]
 fn bad_input_is_one_line_and_nonzero() {
     let dir = tempfile::tempdir().unwrap();
     let (dev, t) = files(dir.path(), &msr(0, "Write", 64 << 20, 4096));
-    let out = wafer().args(["ftl", "-t"]).arg(&t).arg("-d").arg(&dev).output().unwrap();
+    let out = wafer()
+        .args(["ftl", "-t"])
+        .arg(&t)
+        .arg("-d")
+        .arg(&dev)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("wafer: ") && err.contains("request 1") && err.contains("--wrap"), "{err}");
+    assert!(
+        err.starts_with("wafer: ") && err.contains("request 1") && err.contains("--wrap"),
+        "{err}"
+    );
 
-    let out = wafer().args(["ftl", "-t"]).arg(&t).args(["-d", "no-such-device"]).output().unwrap();
+    let out = wafer()
+        .args(["ftl", "-t"])
+        .arg(&t)
+        .args(["-d", "no-such-device"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("wafer: ") && err.contains("microsd-16g"), "{err}");
+    assert!(
+        err.starts_with("wafer: ") && err.contains("microsd-16g"),
+        "{err}"
+    );
 
     let bad = dir.path().join("bad.toml");
     std::fs::write(&bad, "ftl = \"page\"\n").unwrap();
-    let out = wafer().args(["ftl", "-t"]).arg(&t).arg("-d").arg(&bad).output().unwrap();
+    let out = wafer()
+        .args(["ftl", "-t"])
+        .arg(&t)
+        .arg("-d")
+        .arg(&bad)
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("wafer: ") && err.contains("bad.toml: line 1: missing field"), "{err}");
+    assert!(
+        err.starts_with("wafer: ") && err.contains("bad.toml: line 1: missing field"),
+        "{err}"
+    );
 
     let out = wafer().args(["ftl", "-d", "microsd-16g"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -120,17 +157,34 @@ fn sweep_json_falls_to_one_at_full_utilization() {
     let out = wafer()
         .args(["ftl", "sweep", "-d"])
         .arg(&dev)
-        .args(["--range", "8MiB", "--util", "25,100", "--warmup", "1", "--measure", "1", "--json"])
+        .args([
+            "--range",
+            "8MiB",
+            "--util",
+            "25,100",
+            "--warmup",
+            "1",
+            "--measure",
+            "1",
+            "--json",
+        ])
         .arg("--csv")
         .arg(&csv)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 4); // fast, page x 25%, 100%
     for pair in rows.chunks(2) {
-        let (low, full) = (pair[0]["waf"].as_f64().unwrap(), pair[1]["waf"].as_f64().unwrap());
+        let (low, full) = (
+            pair[0]["waf"].as_f64().unwrap(),
+            pair[1]["waf"].as_f64().unwrap(),
+        );
         assert!(low > 1.0 && full == 1.0, "{pair:?}");
     }
     let text = std::fs::read_to_string(&csv).unwrap();

@@ -70,7 +70,6 @@ fn random_writes<F: Ftl>(f: &mut F, rng: &mut Pcg64Mcg, n: u64, hint: bool) {
     }
 }
 
-
 fn page_speed(np: u32, hint: bool) {
     let geo = Geometry::with_op(16 << 30, 0.15, 4096, np).expect("geometry");
     let mut f = PageFtl::new(geo, LAT, CellType::Tlc, PageConfig::default()).expect("ftl");
@@ -153,7 +152,10 @@ fn waf_table() {
                 channels: 1,
                 ways: 1,
             };
-            let cfg = PageConfig { victim, hot_cold: false };
+            let cfg = PageConfig {
+                victim,
+                hot_cold: false,
+            };
             let mut f = PageFtl::new(geo, LAT, CellType::Tlc, cfg).expect("ftl");
             let mut rng = Pcg64Mcg::seed_from_u64(7);
             fill(&mut f);

@@ -327,8 +327,12 @@ fn profiles_and_toml_devices() {
     f.write(0, 10).unwrap();
     let e = Device::from_toml_str("ftl = \"page\"").unwrap_err();
     assert!(e.starts_with("line 1: missing field"), "{e}");
-    let e = Device::from_toml_str("ftl = \"page\"\ncapacity = \"1GiB\"\ncell = \"qlc\"\n").unwrap_err();
-    assert!(e.starts_with("line 3: unknown variant `qlc`") && !e.contains('\n'), "{e}");
+    let e =
+        Device::from_toml_str("ftl = \"page\"\ncapacity = \"1GiB\"\ncell = \"qlc\"\n").unwrap_err();
+    assert!(
+        e.starts_with("line 3: unknown variant `qlc`") && !e.contains('\n'),
+        "{e}"
+    );
     let e = Device::from_toml_str(
         "ftl = \"warp\"\ncapacity = \"1GiB\"\nop = 0.1\npage_size = \"4KiB\"\npages_per_block = 64\n\
          cell = \"slc\"\nread_us = 1\nprogram_us = 1\nerase_us = 1\n",

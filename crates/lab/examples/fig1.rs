@@ -20,11 +20,16 @@ fn parse(path: &str, text: &str) -> Result<Vec<Row>, String> {
     let (_, header) = lines.next().ok_or_else(|| format!("{path}: empty file"))?;
     let cols: Vec<&str> = header.split(',').collect();
     let col = |name: &str| {
-        cols.iter()
-            .position(|c| *c == name)
-            .ok_or_else(|| format!("{path}:1: expected a `{name}` column (a `wafer ftl sweep --csv` file)"))
+        cols.iter().position(|c| *c == name).ok_or_else(|| {
+            format!("{path}:1: expected a `{name}` column (a `wafer ftl sweep --csv` file)")
+        })
     };
-    let (ftl, util, range, waf) = (col("ftl")?, col("utilization")?, col("range_bytes")?, col("waf")?);
+    let (ftl, util, range, waf) = (
+        col("ftl")?,
+        col("utilization")?,
+        col("range_bytes")?,
+        col("waf")?,
+    );
     let mut rows = Vec::new();
     for (i, line) in lines.filter(|(_, l)| !l.trim().is_empty()) {
         let f: Vec<&str> = line.split(',').collect();
@@ -32,7 +37,9 @@ fn parse(path: &str, text: &str) -> Result<Vec<Row>, String> {
         let bad = |what: &str| format!("{path}:{}: expected {what}", i + 1);
         rows.push((
             field(ftl).to_string(),
-            field(util).parse().map_err(|_| bad("a utilization fraction"))?,
+            field(util)
+                .parse()
+                .map_err(|_| bad("a utilization fraction"))?,
             field(range).parse().map_err(|_| bad("a range in bytes"))?,
             field(waf).parse().map_err(|_| bad("a WAF number"))?,
         ));
