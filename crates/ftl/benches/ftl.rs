@@ -1,55 +1,92 @@
 //! Throughput of the FTL simulator on a 16 GiB device (issue 4 acceptance: page-level
 //! greedy >= 15 M flash page writes/s, FAST >= 5 M host writes/s) plus the full-size
-//! WAF check against `reference/ftl.md`'s table.
+//! WAF check against `reference/ftl.md`'s table. Paper 000's Fig. 1 at full size is
+//! `wafer ftl sweep` (docs/ftl.md).
 //!
 //! Run: `cargo bench -p wafer-ftl --bench ftl` (add `-- quick` for the speed part only).
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::time::Instant;
-use wafer_ftl::sweep::{self, Placement, SweepConfig};
-use wafer_ftl::{CellType, Device, FastFtl, Ftl, FtlKind, Geometry, Latency, PageConfig, PageFtl};
+use wafer_ftl::sweep::Placement;
+use wafer_ftl::{CellType, FastFtl, Ftl, Geometry, PageConfig, PageFtl, Victim};
 
-const LAT: Latency = Latency {
-    read_ns: 25_000,
-    program_ns: 200_000,
-    erase_ns: 1_500_000,
-};
+#[path = "../tests/common/mod.rs"]
+mod common;
 
-fn random_writes<F: Ftl>(f: &mut F, rng: &mut Pcg64Mcg, n: u64) {
+use common::{fill, LAT};
+
+/// Wall-clock and on-CPU time of this thread. The development machine is shared, so
+/// wall time includes time the scheduler gave to other processes; the CPU time (Linux
+/// `/proc/thread-self/schedstat`, wall time elsewhere) is what "one core" delivers.
+struct Clock {
+    wall: Instant,
+    cpu: Option<f64>,
+}
+
+fn thread_cpu_s() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = s.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
+}
+
+impl Clock {
+    fn start() -> Clock {
+        Clock {
+            wall: Instant::now(),
+            cpu: thread_cpu_s(),
+        }
+    }
+
+    /// (CPU seconds, wall seconds).
+    fn stop(&self) -> (f64, f64) {
+        let wall = self.wall.elapsed().as_secs_f64();
+        let cpu = match (self.cpu, thread_cpu_s()) {
+            (Some(a), Some(b)) => b - a,
+            _ => wall,
+        };
+        (cpu, wall)
+    }
+}
+
+/// `n` uniform random single-page writes; with `hint`, issued in batches of 64 after a
+/// [`Ftl::prefetch`] of the batch, as `wafer_ftl::replay` does.
+fn random_writes<F: Ftl>(f: &mut F, rng: &mut Pcg64Mcg, n: u64, hint: bool) {
     let lp = f.geometry().logical_pages;
-    for _ in 0..n {
-        f.write(rng.gen_range(0..lp), 1).expect("in range");
+    let mut batch = [0u64; 64];
+    let mut done = 0;
+    while done < n {
+        let k = (n - done).min(64) as usize;
+        for p in &mut batch[..k] {
+            *p = rng.gen_range(0..lp);
+        }
+        if hint {
+            f.prefetch(&batch[..k]);
+        }
+        for &p in &batch[..k] {
+            f.write(p, 1).expect("in range");
+        }
+        done += k as u64;
     }
 }
 
-fn fill<F: Ftl>(f: &mut F) {
-    let g = *f.geometry();
-    let np = u64::from(g.pages_per_block);
-    let mut p = 0;
-    while p < g.logical_pages {
-        let n = np.min(g.logical_pages - p);
-        f.write(p, n).expect("in range");
-        p += n;
-    }
-}
-
-fn page_speed(np: u32) {
+fn page_speed(np: u32, hint: bool) {
     let geo = Geometry::with_op(16 << 30, 0.15, 4096, np).expect("geometry");
     let mut f = PageFtl::new(geo, LAT, CellType::Tlc, PageConfig::default()).expect("ftl");
     let mut rng = Pcg64Mcg::seed_from_u64(3);
     fill(&mut f);
-    random_writes(&mut f, &mut rng, geo.logical_pages);
+    random_writes(&mut f, &mut rng, geo.logical_pages, hint);
     f.reset_counters();
     let n = 2 * geo.logical_pages;
-    let t = Instant::now();
-    random_writes(&mut f, &mut rng, n);
-    let s = t.elapsed().as_secs_f64();
+    let t = Clock::start();
+    random_writes(&mut f, &mut rng, n, hint);
+    let (s, wall) = t.stop();
     let m = f.metrics();
     let flash = m.counters.programs_host + m.counters.programs_gc;
     println!(
-        "page-level greedy, 16 GiB, 15% OP, {np} pages/block, uniform random 4 KiB writes: \
-         {:.2} M host writes/s, {:.2} M flash page writes/s (WAF {:.3}, {n} host writes in {s:.2} s)",
+        "page-level greedy, 16 GiB, 15% OP, {np} pages/block, uniform random 4 KiB writes{}: \
+         {:.2} M host writes/s, {:.2} M flash page writes/s (WAF {:.3}, {n} host writes in {s:.2} s CPU, {wall:.2} s wall)",
+        if hint { " (prefetch hints)" } else { "" },
         n as f64 / s / 1e6,
         flash as f64 / s / 1e6,
         m.waf
@@ -64,7 +101,7 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
     let mut rng = Pcg64Mcg::seed_from_u64(5);
     let blocks = geo.logical_blocks();
     let n = geo.logical_pages;
-    let t = Instant::now();
+    let t = Clock::start();
     let mut done = 0;
     while done < n {
         let base = rng.gen_range(0..blocks) * 1024;
@@ -76,12 +113,12 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
             .expect("in range");
         done += u64::from(k);
     }
-    let s = t.elapsed().as_secs_f64();
+    let (s, wall) = t.stop();
     let m = f.metrics();
     let flash = m.counters.programs_host + m.counters.programs_gc;
     println!(
         "FAST, 16 GiB, 4 MiB blocks, {label}: {:.2} M host writes/s, {:.2} M flash page writes/s \
-         (WAF {:.3}, {} RW log blocks, {done} host writes in {s:.2} s)",
+         (WAF {:.3}, {} RW log blocks, {done} host writes in {s:.2} s CPU, {wall:.2} s wall)",
         done as f64 / s / 1e6,
         flash as f64 / s / 1e6,
         m.waf,
@@ -90,12 +127,23 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
 }
 
 fn waf_table() {
-    println!("\nfull-size WAF check: uniform random writes, 2^22 physical pages, greedy, 6 DW warm-up, 4 DW measured");
-    for np in [64u32, 128] {
-        for op in [0.07, 0.15, 0.28] {
+    println!(
+        "\nfull-size WAF check: uniform random writes, 2^22 physical pages, fill + 6 DW warm-up, \
+         4 DW measured (reference/ftl.md section 3)"
+    );
+    println!("| victim | OP | Np | alpha | simulated | analytic | error |");
+    println!("|---|---|---|---|---|---|---|");
+    let runs = [
+        (Victim::Greedy, 64u32, [0.07, 0.15, 0.28]),
+        (Victim::Greedy, 128, [0.07, 0.15, 0.28]),
+        (Victim::Fifo, 64, [0.07, 0.15, 0.28]),
+    ];
+    for (victim, np, ops) in runs {
+        for op in ops {
             let phys_blocks = (1u32 << 22) / np;
             let usable = u64::from(phys_blocks - wafer_ftl::GC_RESERVE) * u64::from(np);
             let lp = (usable as f64 / (1.0 + op)).round() as u64;
+            let alpha = usable as f64 / lp as f64;
             let geo = Geometry {
                 page_size: 4096,
                 pages_per_block: np,
@@ -104,50 +152,39 @@ fn waf_table() {
                 channels: 1,
                 ways: 1,
             };
-            let mut f = PageFtl::new(geo, LAT, CellType::Tlc, PageConfig::default()).expect("ftl");
+            let cfg = PageConfig {
+                victim,
+                hot_cold: false,
+            };
+            let mut f = PageFtl::new(geo, LAT, CellType::Tlc, cfg).expect("ftl");
             let mut rng = Pcg64Mcg::seed_from_u64(7);
             fill(&mut f);
-            random_writes(&mut f, &mut rng, 6 * lp);
+            random_writes(&mut f, &mut rng, 6 * lp, true);
             f.reset_counters();
-            random_writes(&mut f, &mut rng, 4 * lp);
-            println!("  OP {op:.2} Np {np:3}: WAF {:.3}", f.metrics().waf);
+            random_writes(&mut f, &mut rng, 4 * lp, true);
+            let waf = f.metrics().waf;
+            let model = match victim {
+                Victim::Fifo => common::waf_fifo(alpha),
+                _ => common::waf_greedy_mf(alpha, f64::from(np)),
+            };
+            println!(
+                "| {victim:?} | {op:.2} | {np} | {alpha:.4} | {waf:.3} | {model:.3} | {:+.2}% |",
+                (waf - model) / model * 100.0
+            );
         }
     }
 }
 
-fn fig1() {
-    println!(
-        "\npaper 000 Fig. 1 sweep (microsd-16g geometry, prefilled, 2 DW warm-up + 2 DW measured):"
-    );
-    let dev = Device::from_profile("microsd-16g").expect("profile");
-    let cfg = SweepConfig {
-        ftls: vec![FtlKind::Fast, FtlKind::Page],
-        ..SweepConfig::default()
-    };
-    let t = Instant::now();
-    let rows = sweep::run(&dev, &cfg, |r| {
-        println!(
-            "  {:?} util {:.2} range {} GiB: WAF {:.3}",
-            r.ftl,
-            r.utilization,
-            r.range_bytes >> 30,
-            r.waf
-        )
-    })
-    .expect("sweep");
-    println!(
-        "{}({} points in {:.1} s)",
-        sweep::to_csv(&rows),
-        rows.len(),
-        t.elapsed().as_secs_f64()
-    );
-}
-
 fn main() {
     let quick = std::env::args().any(|a| a == "quick");
-    println!("mapping memory: page-level and FAST keep 4 bytes (one u32) per logical page");
-    page_speed(256);
-    page_speed(1024);
+    println!(
+        "mapping table: {} bytes per logical page (page-level l2p; FAST adds {:.4} for its block map at 1024 pages/block)",
+        PageFtl::MAP_BYTES_PER_LOGICAL_PAGE,
+        4.0 / 1024.0
+    );
+    page_speed(256, false);
+    page_speed(256, true);
+    page_speed(1024, true);
     fast_speed(
         "aligned 25% runs (SW log, partial merges)",
         Placement::Aligned,
@@ -168,6 +205,5 @@ fn main() {
     );
     if !quick {
         waf_table();
-        fig1();
     }
 }

@@ -192,7 +192,17 @@ impl Device {
 
     /// Parse a TOML device description (see the module docs).
     pub fn from_toml_str(text: &str) -> Result<Device, String> {
-        let raw: RawDevice = toml::from_str(text).map_err(|e| e.to_string())?;
+        let raw: RawDevice = toml::from_str(text).map_err(|e| {
+            // One line: "line N: message" (toml's own rendering spans several lines).
+            let msg = e.message().trim().replace('\n', " ");
+            match e.span() {
+                Some(span) => {
+                    let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                    format!("line {line}: {msg}")
+                }
+                None => msg,
+            }
+        })?;
         raw.build()
     }
 

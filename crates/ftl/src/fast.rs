@@ -21,15 +21,17 @@
 //! Merge costs (copy = 1 read + 1 program): switch 0 copies + 1 erase (old data block);
 //! partial `Np - k` copies at most (only offsets holding data are copied) + 1 erase;
 //! full: one copy per valid page of the logical block into a fresh block + 1 erase of
-//! the old data block; the victim log block costs 1 more erase. A full merge of the SW
-//! owner first partial-merges the SW block.
+//! the old data block; the victim log block costs 1 more erase. Resolved ambiguity: a
+//! victim page of the SW owner is merged by partial-merging the SW block (counted as a
+//! partial merge), which leaves every page of that logical block in one block, rather
+//! than by a partial merge followed by a full merge.
 //!
 //! Default `n_rw`: every spare block, i.e. `physical - logical blocks - 2` (one SW block
 //! and one free block for merges are kept).
 
 use crate::error::FtlError;
 use crate::flash::Flash;
-use crate::ftl::{check_range, Ftl};
+use crate::ftl::{check_range, touch, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::{Counters, Metrics};
 use std::collections::VecDeque;
@@ -175,10 +177,15 @@ impl FastFtl {
         self.sw_lbn = NIL;
     }
 
-    /// Full merge of `lbn` into a fresh block.
+    /// Full merge of `lbn` into a fresh block. For the SW owner the partial merge of
+    /// the SW block already gathers the newest copy of every page of `lbn` (from its
+    /// data block and the RW logs) into one block, so it is done by that partial merge
+    /// alone; copying the result once more would add `Np` copies and an erase for no
+    /// change of state.
     fn full_merge(&mut self, lbn: u32) {
         if self.sw_lbn == lbn {
             self.close_sw();
+            return;
         }
         self.f.c.full_merges += 1;
         let nb = self.pop_free();
@@ -307,6 +314,10 @@ impl Ftl for FastFtl {
             self.drop_copy(p as u32);
         }
         Ok(())
+    }
+
+    fn prefetch(&self, lpns: &[u64]) {
+        touch(&self.l2p, lpns);
     }
 
     fn metrics(&self) -> Metrics {

@@ -19,6 +19,12 @@ pub trait Ftl {
     fn read(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
     /// Host trim (discard) of `n` pages.
     fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
+    /// Hint that the logical pages `lpns` are about to be accessed. Changes nothing
+    /// observable; FTLs with a large mapping table load the entries, so that a batch of
+    /// hints has its cache misses in flight together rather than one per access (a
+    /// trace replay passes the first page of each request of a batch). Out-of-range
+    /// pages are ignored.
+    fn prefetch(&self, _lpns: &[u64]) {}
     /// The report of the current measurement window.
     fn metrics(&self) -> Metrics;
     /// The current window's raw counters, without building a report: a cheap view for
@@ -47,6 +53,20 @@ pub(crate) fn check_range(lpn: u64, n: u64, logical_pages: u64) -> Result<(), Ft
             logical_pages,
         }),
     }
+}
+
+/// Load the mapping entries of `lpns` in one sweep of independent loads (the addresses
+/// do not depend on each other, so the core overlaps their cache misses), leaving them in
+/// cache for the accesses that follow; see [`Ftl::prefetch`].
+#[inline]
+pub(crate) fn touch(map: &[u32], lpns: &[u64]) {
+    let mut acc = 0u32;
+    for &p in lpns {
+        if let Some(&e) = map.get(p as usize) {
+            acc ^= e;
+        }
+    }
+    std::hint::black_box(acc);
 }
 
 /// Any of wafer's FTLs.
@@ -82,6 +102,10 @@ impl Ftl for AnyFtl {
     #[inline]
     fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError> {
         each!(self, f => f.trim(lpn, n))
+    }
+    #[inline]
+    fn prefetch(&self, lpns: &[u64]) {
+        each!(self, f => f.prefetch(lpns))
     }
     fn metrics(&self) -> Metrics {
         each!(self, f => f.metrics())

@@ -1,9 +1,12 @@
 //! Page-level FTL with garbage collection (paper 000's "page-level FTL"; ftl.md §3).
 //!
 //! * Mapping: `l2p` (4 bytes per logical page, the FTL's DRAM table) and `p2l`, the
-//!   logical page stored in each physical page's out-of-band area (4 bytes per physical
-//!   page; on a real device it lives in flash, not in the mapping table). A physical page
-//!   is valid iff `l2p[p2l[ppn]] == ppn`.
+//!   logical page whose valid copy each physical page holds, or none once the page is
+//!   erased or its data superseded or trimmed (4 bytes per physical page: the page's
+//!   out-of-band area plus the valid bit a real FTL keeps per page). Superseding a copy
+//!   clears its `p2l` entry, so GC finds the valid pages of a victim by a sequential
+//!   scan of its `p2l` slice and never reads `l2p` (random addresses, cache misses on a
+//!   multi-GB device); it only writes the new locations there.
 //! * One write frontier shared by host writes and GC copies (the model of ftl.md's
 //!   reference table), or with `hot_cold` a second frontier that receives only GC copies.
 //! * GC runs when a new frontier block is needed and no more than [`GC_RESERVE`] free
@@ -169,6 +172,7 @@ impl PageFtl {
     /// Drop the valid copy at `ppn` (its l2p entry is updated by the caller).
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
+        self.p2l[ppn as usize] = NIL;
         let b = ppn / self.np;
         let greedy_closed =
             self.cfg.victim == Victim::Greedy && self.state[b as usize] == State::Closed;
@@ -252,21 +256,26 @@ impl PageFtl {
         ppn
     }
 
-    /// Clean one victim block.
+    /// Clean one victim block: its valid pages are those with a `p2l` entry.
     fn collect(&mut self) {
         self.f.c.gc_invocations += 1;
         let v = self.pick_victim();
-        let base = v * self.np;
-        let mut left = self.valid[v as usize];
-        let mut off = 0;
-        while left > 0 {
-            let ppn = base + off;
-            off += 1;
-            let lpn = self.p2l[ppn as usize];
-            if lpn == NIL || self.l2p[lpn as usize] != ppn {
+        let base = v as usize * self.np as usize;
+        let end = base + self.np as usize;
+        // Load the l2p entries the copies will overwrite in one branch-free sweep: the
+        // loads overlap their cache misses, while stores that miss would drain one at a
+        // time (x86 commits stores in program order).
+        let mut acc = 0u32;
+        for &lpn in &self.p2l[base..end] {
+            let probe = if lpn == NIL { 0 } else { lpn };
+            acc ^= self.l2p[probe as usize];
+        }
+        std::hint::black_box(acc);
+        for ppn in base..end {
+            let lpn = self.p2l[ppn];
+            if lpn == NIL {
                 continue;
             }
-            left -= 1;
             let dst = self.gc_page();
             let db = dst / self.np;
             self.p2l[dst as usize] = lpn;
@@ -275,7 +284,7 @@ impl PageFtl {
             self.f.copy(v, db);
         }
         self.valid[v as usize] = 0;
-        self.p2l[base as usize..(base + self.np) as usize].fill(NIL);
+        self.p2l[base..end].fill(NIL);
         self.f.erase(v);
         self.state[v as usize] = State::Free;
         self.free.push(v);
@@ -364,6 +373,20 @@ impl Ftl for PageFtl {
         Ok(())
     }
 
+    fn prefetch(&self, lpns: &[u64]) {
+        // The l2p entries, then the p2l entries of the copies a write supersedes (each
+        // sweep's loads are independent of one another).
+        let mut acc = 0u32;
+        for &p in lpns {
+            if let Some(&old) = self.l2p.get(p as usize) {
+                if let Some(&l) = self.p2l.get(old as usize) {
+                    acc ^= l;
+                }
+            }
+        }
+        std::hint::black_box(acc);
+    }
+
     fn metrics(&self) -> Metrics {
         self.f.metrics("page")
     }
@@ -388,9 +411,15 @@ impl Ftl for PageFtl {
     fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
         for (ppn, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NIL && self.l2p[lpn as usize] == ppn as u32 {
-                valid[ppn / self.np as usize] += 1;
+            if lpn == NIL {
+                continue;
             }
+            if self.l2p.get(lpn as usize) != Some(&(ppn as u32)) {
+                return Err(format!(
+                    "physical page {ppn} is marked valid for logical page {lpn}, which maps elsewhere"
+                ));
+            }
+            valid[ppn / self.np as usize] += 1;
         }
         if valid != self.valid {
             return Err("per-block valid counts differ from the mapped pages".into());

@@ -89,6 +89,9 @@ pub fn apply<F: Ftl>(
     Ok(())
 }
 
+/// Requests whose mapping entries are prefetched together ([`Ftl::prefetch`]).
+const AHEAD: usize = 64;
+
 /// Replay a whole trace; `progress` is called after each batch with the requests done.
 pub fn replay<F: Ftl>(
     ftl: &mut F,
@@ -98,18 +101,34 @@ pub fn replay<F: Ftl>(
 ) -> Result<ReplayStats, FtlError> {
     let mut stats = ReplayStats::default();
     let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut hints = Vec::with_capacity(AHEAD);
     let mut seen = 0u64;
+    let (lp, ps) = {
+        let g = ftl.geometry();
+        (g.logical_pages, u64::from(g.page_size))
+    };
     while reader.read_batch(&mut batch)? {
-        for req in &batch {
-            seen += 1;
-            apply(ftl, req, opts, &mut stats).map_err(|e| match e {
-                FtlError::OutOfRange { .. } => FtlError::Config(format!(
-                    "{}: request {seen} (offset {} bytes): {e}",
-                    reader.meta().path.display(),
-                    req.offset
-                )),
-                other => other,
-            })?;
+        for chunk in batch.chunks(AHEAD) {
+            hints.clear();
+            hints.extend(chunk.iter().filter_map(|r| r.page_range(ps)).map(|(a, _)| {
+                if opts.wrap {
+                    a % lp
+                } else {
+                    a
+                }
+            }));
+            ftl.prefetch(&hints);
+            for req in chunk {
+                seen += 1;
+                apply(ftl, req, opts, &mut stats).map_err(|e| match e {
+                    FtlError::OutOfRange { .. } => FtlError::Config(format!(
+                        "{}: request {seen} (offset {} bytes): {e}",
+                        reader.meta().path.display(),
+                        req.offset
+                    )),
+                    other => other,
+                })?;
+            }
         }
         progress(seen);
     }

@@ -117,6 +117,102 @@ fn fast_full_merges_cost_a_block_per_logical_block_in_the_victim() {
     f.check_invariants().unwrap();
 }
 
+/// Counters that hand-worked FAST sequences check: (host programs, GC copies, erases,
+/// switch, partial, full merges, RW victims).
+fn fast_counts(f: &FastFtl) -> [u64; 7] {
+    let c = f.metrics().counters;
+    [
+        c.programs_host,
+        c.programs_gc,
+        c.erases,
+        c.switch_merges,
+        c.partial_merges,
+        c.full_merges,
+        c.gc_invocations,
+    ]
+}
+
+#[test]
+fn fast_fresh_pages_in_place_then_sw_and_rw_paths() {
+    // ftl.md §2 write rules 1-5 on an erased device, 16 pages per block, by hand.
+    let g = geo(8, 16, 16);
+    let mut f = FastFtl::new(g, LAT, CellType::Mlc, Some(2)).unwrap();
+    f.write(5, 1).unwrap(); // rule 1: never-programmed data page, in place
+    f.write(3, 1).unwrap(); // in place, out of page order
+    f.write(20, 2).unwrap(); // block 1, offsets 4 and 5, in place
+    assert_eq!(fast_counts(&f), [4, 0, 0, 0, 0, 0, 0]);
+    f.write(3, 1).unwrap(); // rule 5: programmed, offset != 0 -> RW log
+    f.write(0, 1).unwrap(); // offset 0 never programmed: in place
+    f.write(0, 1).unwrap(); // rule 2: opens the SW log for block 0
+    f.write(1, 1).unwrap(); // rule 3: in-order append to the SW log
+    assert_eq!(fast_counts(&f), [8, 0, 0, 0, 0, 0, 0]);
+    f.check_invariants().unwrap();
+    // Rule 4: out-of-order write to the SW owner. The SW block (offsets 0, 1) is
+    // partial-merged first: offsets 2..16 holding data are 3 (in the RW log) and 5 (the
+    // data block; still valid, as the merge precedes this write), 2 copies; the old data
+    // block is erased. Then page 5 goes to the RW log.
+    f.write(5, 1).unwrap();
+    assert_eq!(fast_counts(&f), [9, 2, 1, 0, 1, 0, 0]);
+    f.check_invariants().unwrap();
+    f.read(0, 16).unwrap();
+    let c = f.metrics().counters;
+    assert_eq!((c.flash_reads_host, c.unwritten_reads), (4, 12));
+}
+
+#[test]
+fn fast_rw_victim_is_the_oldest_log_block() {
+    // Two RW log blocks: R0 holds pages of logical blocks {0, 1}, R1 of {2, 3, 5}. The
+    // first reclaim must take R0 (2 full merges), the second R1 (3 full merges); every
+    // full merge copies all 16 pages of its block and erases the old data block, and
+    // each victim costs one more erase.
+    let g = geo(8, 16, 16);
+    let mut f = FastFtl::new(g, LAT, CellType::Mlc, Some(2)).unwrap();
+    fill(&mut f);
+    f.reset_counters();
+    let w = |f: &mut FastFtl, lbn: u64, offs: std::ops::Range<u64>| {
+        for off in offs {
+            f.write(lbn * 16 + off, 1).unwrap();
+        }
+    };
+    w(&mut f, 0, 1..16);
+    w(&mut f, 1, 1..2); // R0 full
+    w(&mut f, 2, 1..15);
+    w(&mut f, 3, 1..2);
+    w(&mut f, 5, 1..2); // R1 full
+    assert_eq!(fast_counts(&f), [32, 0, 0, 0, 0, 0, 0]);
+    w(&mut f, 4, 1..2); // reclaims R0
+    assert_eq!(fast_counts(&f), [33, 32, 3, 0, 0, 2, 1]);
+    w(&mut f, 4, 2..16);
+    w(&mut f, 7, 1..2); // R0 (reused) full again
+    w(&mut f, 6, 1..2); // reclaims R1
+    assert_eq!(fast_counts(&f), [49, 80, 7, 0, 0, 5, 2]);
+    f.check_invariants().unwrap();
+}
+
+#[test]
+fn fast_victim_page_of_the_sw_owner_is_merged_by_a_partial_merge() {
+    let g = geo(8, 16, 16);
+    let mut f = FastFtl::new(g, LAT, CellType::Mlc, Some(2)).unwrap();
+    fill(&mut f);
+    f.reset_counters();
+    f.write(3 * 16 + 5, 1).unwrap(); // RW log R0, page 0
+    f.write(3 * 16, 4).unwrap(); // SW log for block 3, offsets 0..4
+    for off in 1..16 {
+        f.write(off, 1).unwrap(); // block 0 -> R0 full
+    }
+    for off in 1..16 {
+        f.write(16 + off, 1).unwrap(); // block 1 -> R1
+    }
+    f.write(2 * 16 + 1, 1).unwrap(); // R1 full
+    assert_eq!(fast_counts(&f), [36, 0, 0, 0, 0, 0, 0]);
+    // Reclaiming R0: block 3 (SW owner) by partial merge, offsets 4..16 = 12 copies
+    // (offset 5 from R0) + 1 erase; block 0 by a full merge, 16 copies + 1 erase; R0's
+    // erase.
+    f.write(4 * 16 + 1, 1).unwrap();
+    assert_eq!(fast_counts(&f), [37, 28, 3, 0, 1, 1, 1]);
+    f.check_invariants().unwrap();
+}
+
 #[test]
 fn block_ftl_read_modify_write_copies_the_untouched_pages() {
     let g = geo(4, 5, 8);
@@ -229,7 +325,14 @@ fn profiles_and_toml_devices() {
     assert_eq!(t.geometry.channels, 4);
     let mut f = t.build_ftl().unwrap();
     f.write(0, 10).unwrap();
-    assert!(Device::from_toml_str("ftl = \"page\"").is_err());
+    let e = Device::from_toml_str("ftl = \"page\"").unwrap_err();
+    assert!(e.starts_with("line 1: missing field"), "{e}");
+    let e =
+        Device::from_toml_str("ftl = \"page\"\ncapacity = \"1GiB\"\ncell = \"qlc\"\n").unwrap_err();
+    assert!(
+        e.starts_with("line 3: unknown variant `qlc`") && !e.contains('\n'),
+        "{e}"
+    );
     let e = Device::from_toml_str(
         "ftl = \"warp\"\ncapacity = \"1GiB\"\nop = 0.1\npage_size = \"4KiB\"\npages_per_block = 64\n\
          cell = \"slc\"\nread_us = 1\nprogram_us = 1\nerase_us = 1\n",

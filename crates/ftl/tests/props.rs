@@ -59,6 +59,9 @@ proptest! {
             let mut unwritten = 0u64;
             let mut erases = f.erase_counts().to_vec();
             for o in &ops {
+                // Hints change nothing observable, out-of-range ones included.
+                let (Op::W(p, _) | Op::R(p, _) | Op::T(p, _)) = *o;
+                f.prefetch(&[p, (p * 7) % LP, LP + p]);
                 match *o {
                     Op::W(p, n) => { f.write(p, n).unwrap(); has[p as usize..(p + n) as usize].fill(true); }
                     Op::T(p, n) => { f.trim(p, n).unwrap(); has[p as usize..(p + n) as usize].fill(false); }

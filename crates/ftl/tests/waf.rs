@@ -35,7 +35,7 @@ fn simulate(op: f64, np: u32, victim: Victim) -> (f64, f64) {
     fill(&mut f);
     random_writes(&mut f, 11, 4 * geo.logical_pages);
     f.reset_counters();
-    random_writes(&mut f, 12, 2 * geo.logical_pages);
+    random_writes(&mut f, 12, geo.logical_pages);
     f.check_invariants().unwrap();
     (f.metrics().waf, alpha)
 }

@@ -12,9 +12,18 @@ use wafer_ftl::{Device, Ftl, FtlKind, Victim};
 use wafer_trace::units::{format_size, parse_size};
 use wafer_trace::ReadOptions;
 
+const EXAMPLES: &str = "Examples:
+  wafer ftl -t after.wtr --device microsd-16g --aging
+  wafer ftl -t prxy_0.csv --device ssd-120g --wrap --json
+  wafer ftl -t trace.csv -d card.toml --rw-log-blocks 16 --precondition precond.wtr
+  wafer ftl sweep --csv fig1.csv                 # paper 000 Fig. 1
+  wafer ftl sweep --ftl page --range 1GiB,16GiB --util 25,100 --json
+
+Devices: microsd-16g, ssd-120g, slc-paper002, samsung-k9, or a .toml file (docs/ftl.md).";
+
 /// Arguments of `wafer ftl`.
 #[derive(clap::Args, Debug)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, after_help = EXAMPLES)]
 pub struct Args {
     #[command(subcommand)]
     sub: Option<Sub>,
@@ -25,6 +34,8 @@ pub struct Args {
 #[derive(clap::Subcommand, Debug)]
 enum Sub {
     /// Fig. 1-style sweep: WAF against block utilization and I/O range.
+    #[command(after_help = "Examples:\n  wafer ftl sweep --csv fig1.csv\n  \
+        wafer ftl sweep --placement aligned --rw-log-blocks 16 --range 1GiB,16GiB")]
     Sweep(SweepArgs),
 }
 

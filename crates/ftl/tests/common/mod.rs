@@ -80,11 +80,22 @@ pub fn fill<F: Ftl + ?Sized>(f: &mut F) {
     }
 }
 
-/// `n` uniform random single-page writes.
+/// `n` uniform random single-page writes, in batches of 64 behind a
+/// [`Ftl::prefetch`] hint as a trace replay issues them.
 pub fn random_writes<F: Ftl + ?Sized>(f: &mut F, seed: u64, n: u64) {
     let lp = f.geometry().logical_pages;
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    for _ in 0..n {
-        f.write(rng.gen_range(0..lp), 1).unwrap();
+    let mut batch = [0u64; 64];
+    let mut done = 0;
+    while done < n {
+        let k = (n - done).min(64) as usize;
+        for p in &mut batch[..k] {
+            *p = rng.gen_range(0..lp);
+        }
+        f.prefetch(&batch[..k]);
+        for &p in &batch[..k] {
+            f.write(p, 1).unwrap();
+        }
+        done += k as u64;
     }
 }
