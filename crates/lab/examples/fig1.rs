@@ -63,6 +63,7 @@ fn chart(ftl: &str, rows: &[Row]) -> Chart {
         y_label: "write amplification".into(),
         categories: None,
         kind: Kind::Line,
+        log_y: false,
         series: by_range
             .into_iter()
             .map(|(r, mut points)| {

@@ -36,7 +36,10 @@ fn main() {
                     let (GenSpec::ConstantWrite(p)
                     | GenSpec::RandomWrite(p)
                     | GenSpec::WriteBiased(p)
-                    | GenSpec::Thrash(p)) = &mut spec;
+                    | GenSpec::Thrash(p)) = &mut spec
+                    else {
+                        unreachable!("{kind} is one of paper 004's micro benchmarks")
+                    };
                     p.arrival = GenArrival::Poisson {
                         mean_ns: gap_ms * 1e6,
                     };
