@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod capture;
 pub mod convert;
 pub mod head;
 pub mod info;
@@ -15,6 +16,8 @@ pub enum TraceCommand {
     Head(head::Args),
     /// Convert a trace to .wtr, CSV or a fio iolog (streaming).
     Convert(convert::Args),
+    /// Run a command under strace (or valgrind lackey) and write its I/O as a trace.
+    Capture(capture::Args),
 }
 
 /// Run a trace subcommand.
@@ -23,5 +26,6 @@ pub fn run(c: TraceCommand) -> anyhow::Result<()> {
         TraceCommand::Info(a) => info::run(a),
         TraceCommand::Head(a) => head::run(a),
         TraceCommand::Convert(a) => convert::run(a),
+        TraceCommand::Capture(a) => capture::run(a),
     }
 }
