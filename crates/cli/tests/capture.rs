@@ -34,7 +34,11 @@ fn requests(csv: &Path) -> Vec<(String, u64, u64)> {
         .skip(1)
         .map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            (f[1].to_string(), f[3].parse().unwrap(), f[4].parse().unwrap())
+            (
+                f[1].to_string(),
+                f[3].parse().unwrap(),
+                f[4].parse().unwrap(),
+            )
         })
         .collect()
 }
@@ -63,9 +67,10 @@ fn dd_with_seek_gives_three_writes_at_the_seek_offset() {
     // seek=5 blocks of 4096: bytes 20480.. of F, the only file, so in slot 0.
     let w = |o: u64| ("W".to_string(), o, 4096);
     assert_eq!(requests(&out), vec![w(20480), w(24576), w(28672)]);
-    let layout: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("dd.csv.layout.json")).unwrap())
-            .unwrap();
+    let layout: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("dd.csv.layout.json")).unwrap(),
+    )
+    .unwrap();
     assert_eq!(layout["block_size"], 4 << 20);
     let path = std::fs::canonicalize(&f).unwrap();
     assert_eq!(layout["files"][0]["path"], path.display().to_string());
@@ -142,6 +147,32 @@ fn info(p: &Path) -> serde_json::Value {
         .arg(p)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `(requests, reads, writes)` of a bundled trace, as `wafer trace info --json` says.
+fn counts(name: &str) -> (u64, u64, u64) {
+    let v = info(&bundled(name));
+    (
+        v["requests"].as_u64().unwrap(),
+        v["reads"]["count"].as_u64().unwrap(),
+        v["writes"]["count"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn bundled_sqlite_trace_has_the_readme_counts() {
+    // traces/README.md: 38474 requests, 17219 reads, 21255 writes.
+    assert_eq!(counts("sqlite-wal.wtr"), (38474, 17219, 21255));
+}
+
+#[test]
+fn bundled_fileserver_trace_has_the_readme_counts() {
+    // traces/README.md: 2559 requests, 1279 reads, 1280 writes.
+    assert_eq!(counts("fileserver.wtr"), (2559, 1279, 1280));
 }

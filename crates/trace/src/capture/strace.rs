@@ -42,12 +42,16 @@ impl Syscall {
 
 /// Split `3</tmp/f>` into the number and the path.
 pub fn split_fd(s: &str) -> Option<(i64, Option<&str>)> {
+    let s = s.strip_suffix(DELETED).unwrap_or(s);
     match s.find('<') {
         Some(i) if s.ends_with('>') => Some((parse_int(&s[..i])?, Some(&s[i + 1..s.len() - 1]))),
         Some(_) => None,
         None => Some((parse_int(s)?, None)),
     }
 }
+
+/// What strace's `-y` prints after the path of an unlinked file.
+const DELETED: &str = "(deleted)";
 
 fn parse_int(s: &str) -> Option<i64> {
     let s = s.trim();
@@ -211,11 +215,16 @@ fn split_args(s: &str) -> Option<(Vec<String>, &str)> {
                 }
             }
             b'<' if i > 0 && b[i - 1].is_ascii_digit() => {
-                // A `-y` path: runs to the `>` that ends the argument.
+                // A `-y` path: runs to the `>` that ends the argument (strace adds
+                // `(deleted)` after it for an unlinked file).
                 while i < b.len()
                     && !(b[i] == b'>'
                         && matches!(b.get(i + 1), Some(b',' | b')' | b' ' | b']' | b'}') | None))
                 {
+                    if b[i..].starts_with(b">(deleted)") {
+                        i += DELETED.len();
+                        break;
+                    }
                     i += 1;
                 }
             }
