@@ -176,3 +176,45 @@ fn bundled_fileserver_trace_has_the_readme_counts() {
     // traces/README.md: 2559 requests, 1279 reads, 1280 writes.
     assert_eq!(counts("fileserver.wtr"), (2559, 1279, 1280));
 }
+
+#[test]
+fn memory_capture_runs_lackey_and_writes_loads_and_stores() {
+    if !have("valgrind") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("mem.wtr");
+    wafer()
+        .args(["trace", "capture", "--memory", "-o"])
+        .arg(&out)
+        .args(["--", "true"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("from memory accesses"));
+    let v = info(&out);
+    // Even `true` loads and stores (the dynamic loader runs first).
+    assert!(v["reads"]["count"].as_u64().unwrap() > 1000, "{v}");
+    assert!(v["writes"]["count"].as_u64().unwrap() > 1000, "{v}");
+    assert!(!dir.path().join("mem.wtr.layout.json").exists());
+}
+
+#[test]
+fn failing_command_status_is_reported_and_exit_is_1() {
+    if !have("strace") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("f.wtr");
+    wafer()
+        .args(["trace", "capture", "-o"])
+        .arg(&out)
+        .args(["--", "sh", "-c", "exit 3"])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("command exited with status 3"))
+        .stderr(predicates::str::contains("the captured command failed"));
+    assert!(
+        out.exists(),
+        "the trace is written even when the command fails"
+    );
+}

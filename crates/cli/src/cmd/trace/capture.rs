@@ -109,10 +109,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         serde_json::to_writer_pretty(&mut out, &summary)?;
         writeln!(out)?;
     } else {
+        let source = if args.memory {
+            "memory accesses".to_string()
+        } else {
+            format!("{} files", summary.files)
+        };
         writeln!(
             out,
-            "wrote {} requests ({} reads, {} writes) from {} files to {}",
-            summary.requests, summary.reads, summary.writes, summary.files, summary.output
+            "wrote {} requests ({} reads, {} writes) from {source} to {}",
+            summary.requests, summary.reads, summary.writes, summary.output
         )?;
         if let Some(l) = &summary.layout {
             writeln!(out, "layout: {l}")?;
@@ -161,6 +166,12 @@ fn write_files(
     let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
     serde_json::to_writer_pretty(&mut tmp, &cap.layout)?;
     writeln!(tmp)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
     tmp.persist(&layout_path)
         .map_err(|e| anyhow::anyhow!("{}: {}", layout_path.display(), e.error))?;
     let writes = cap
