@@ -72,8 +72,7 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
             Placement::RandomStart => rng.gen_range(0..=1024 - k),
             _ => 0,
         };
-        f.write(base + u64::from(start), u64::from(k))
-            .expect("in range");
+        f.write(base + u64::from(start), u64::from(k)).expect("in range");
         done += u64::from(k);
     }
     let s = t.elapsed().as_secs_f64();
@@ -116,9 +115,7 @@ fn waf_table() {
 }
 
 fn fig1() {
-    println!(
-        "\npaper 000 Fig. 1 sweep (microsd-16g geometry, prefilled, 2 DW warm-up + 2 DW measured):"
-    );
+    println!("\npaper 000 Fig. 1 sweep (microsd-16g geometry, prefilled, 2 DW warm-up + 2 DW measured):");
     let dev = Device::from_profile("microsd-16g").expect("profile");
     let cfg = SweepConfig {
         ftls: vec![FtlKind::Fast, FtlKind::Page],
@@ -135,12 +132,7 @@ fn fig1() {
         )
     })
     .expect("sweep");
-    println!(
-        "{}({} points in {:.1} s)",
-        sweep::to_csv(&rows),
-        rows.len(),
-        t.elapsed().as_secs_f64()
-    );
+    println!("{}({} points in {:.1} s)", sweep::to_csv(&rows), rows.len(), t.elapsed().as_secs_f64());
 }
 
 fn main() {
@@ -148,24 +140,9 @@ fn main() {
     println!("mapping memory: page-level and FAST keep 4 bytes (one u32) per logical page");
     page_speed(256);
     page_speed(1024);
-    fast_speed(
-        "aligned 25% runs (SW log, partial merges)",
-        Placement::Aligned,
-        256,
-        None,
-    );
-    fast_speed(
-        "whole-block sequential overwrites (switch merges)",
-        Placement::Aligned,
-        1024,
-        None,
-    );
-    fast_speed(
-        "random-start 25% runs, 16 RW log blocks",
-        Placement::RandomStart,
-        256,
-        Some(16),
-    );
+    fast_speed("aligned 25% runs (SW log, partial merges)", Placement::Aligned, 256, None);
+    fast_speed("whole-block sequential overwrites (switch merges)", Placement::Aligned, 1024, None);
+    fast_speed("random-start 25% runs, 16 RW log blocks", Placement::RandomStart, 256, Some(16));
     if !quick {
         waf_table();
         fig1();

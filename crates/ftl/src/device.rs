@@ -126,38 +126,10 @@ impl Device {
     /// A built-in profile by name.
     pub fn from_profile(name: &str) -> Result<Device, FtlError> {
         let (ftl, cap, page, block, cell, l) = match name {
-            "microsd-16g" => (
-                FtlKind::Fast,
-                16 * GIB,
-                4 * KIB,
-                4 * MIB,
-                CellType::Mlc,
-                lat(50, 600, 3000),
-            ),
-            "ssd-120g" => (
-                FtlKind::Page,
-                120 * GIB,
-                4 * KIB,
-                24 * MIB,
-                CellType::Tlc,
-                lat(75, 1500, 5000),
-            ),
-            "slc-paper002" => (
-                FtlKind::Page,
-                GIB,
-                2 * KIB,
-                128 * KIB,
-                CellType::Slc,
-                lat(25, 200, 1500),
-            ),
-            "samsung-k9" => (
-                FtlKind::Page,
-                8 * GIB,
-                4 * KIB,
-                256 * KIB,
-                CellType::Slc,
-                lat(25, 200, 1500),
-            ),
+            "microsd-16g" => (FtlKind::Fast, 16 * GIB, 4 * KIB, 4 * MIB, CellType::Mlc, lat(50, 600, 3000)),
+            "ssd-120g" => (FtlKind::Page, 120 * GIB, 4 * KIB, 24 * MIB, CellType::Tlc, lat(75, 1500, 5000)),
+            "slc-paper002" => (FtlKind::Page, GIB, 2 * KIB, 128 * KIB, CellType::Slc, lat(25, 200, 1500)),
+            "samsung-k9" => (FtlKind::Page, 8 * GIB, 4 * KIB, 256 * KIB, CellType::Slc, lat(25, 200, 1500)),
             _ => {
                 return Err(FtlError::Config(format!(
                     "unknown device `{name}` (built-in: {}; or give a .toml file)",
@@ -272,9 +244,7 @@ impl RawDevice {
             if v.is_finite() && v >= 0.0 {
                 Ok((v * 1000.0).round() as u64)
             } else {
-                Err(format!(
-                    "{what} must be a non-negative number of microseconds"
-                ))
+                Err(format!("{what} must be a non-negative number of microseconds"))
             }
         };
         let latency = Latency {

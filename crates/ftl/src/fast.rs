@@ -347,24 +347,17 @@ impl Ftl for FastFtl {
             let b = ppn / self.np;
             let lbn = lpn as u32 / self.np;
             let off = lpn as u32 % self.np;
-            let in_data =
-                self.data[lbn as usize] == b || (b == self.sw_block && lbn == self.sw_lbn);
+            let in_data = self.data[lbn as usize] == b || (b == self.sw_block && lbn == self.sw_lbn);
             if in_data && ppn % self.np != off {
-                return Err(format!(
-                    "logical page {lpn} is at the wrong offset of its block"
-                ));
+                return Err(format!("logical page {lpn} is at the wrong offset of its block"));
             }
             if !in_data && !self.rw.contains(&b) {
-                return Err(format!(
-                    "logical page {lpn} lives in a block that is no log of it"
-                ));
+                return Err(format!("logical page {lpn} lives in a block that is no log of it"));
             }
         }
         let total: u64 = valid.iter().map(|&v| u64::from(v)).sum();
         if total != mapped {
-            return Err(format!(
-                "{total} valid pages but {mapped} mapped logical pages"
-            ));
+            return Err(format!("{total} valid pages but {mapped} mapped logical pages"));
         }
         if self.sw_block != NIL && self.sw_next > 0 {
             for off in 0..self.sw_next {

@@ -76,9 +76,7 @@ impl Geometry {
         pages_per_block: u32,
     ) -> Result<Geometry, FtlError> {
         if page_size == 0 || pages_per_block == 0 {
-            return Err(FtlError::Config(
-                "page size and pages per block must be positive".into(),
-            ));
+            return Err(FtlError::Config("page size and pages per block must be positive".into()));
         }
         if !(0.0..=10.0).contains(&op) {
             return Err(FtlError::Config(format!(
@@ -111,9 +109,7 @@ impl Geometry {
             ));
         }
         if self.logical_pages == 0 {
-            return Err(FtlError::Config(
-                "logical capacity is smaller than one page".into(),
-            ));
+            return Err(FtlError::Config("logical capacity is smaller than one page".into()));
         }
         if self.physical_pages() >= u64::from(u32::MAX) || self.logical_pages >= u64::from(u32::MAX)
         {

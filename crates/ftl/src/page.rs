@@ -110,10 +110,7 @@ impl PageFtl {
         }
         let nb = geo.physical_blocks as usize;
         let free: Vec<u32> = (0..geo.physical_blocks).rev().collect();
-        let full = Frontier {
-            block: NIL,
-            ptr: np,
-        };
+        let full = Frontier { block: NIL, ptr: np };
         Ok(PageFtl {
             f: Flash::new(geo, lat, cell),
             cfg,
@@ -227,11 +224,7 @@ impl PageFtl {
     /// separation); takes free blocks directly, the reserve guarantees them.
     #[inline]
     fn gc_page(&mut self) -> u32 {
-        let fr = if self.cfg.hot_cold {
-            &mut self.gc
-        } else {
-            &mut self.host
-        };
+        let fr = if self.cfg.hot_cold { &mut self.gc } else { &mut self.host };
         if fr.ptr == self.np {
             let old = fr.block;
             let b = self.free.pop().expect("GC reserve guarantees a free block");
@@ -242,11 +235,7 @@ impl PageFtl {
                 self.close(old);
             }
         }
-        let fr = if self.cfg.hot_cold {
-            &mut self.gc
-        } else {
-            &mut self.host
-        };
+        let fr = if self.cfg.hot_cold { &mut self.gc } else { &mut self.host };
         let ppn = fr.block * self.np + fr.ptr;
         fr.ptr += 1;
         ppn
@@ -398,9 +387,7 @@ impl Ftl for PageFtl {
         }
         let total: u64 = valid.iter().map(|&v| u64::from(v)).sum();
         if total != mapped {
-            return Err(format!(
-                "{total} valid pages but {mapped} mapped logical pages"
-            ));
+            return Err(format!("{total} valid pages but {mapped} mapped logical pages"));
         }
         let open = self.state.iter().filter(|s| **s == State::Open).count();
         if open > 1 + usize::from(self.cfg.hot_cold) {
@@ -411,8 +398,7 @@ impl Ftl for PageFtl {
             for (v, &h) in self.head.iter().enumerate() {
                 let mut b = h;
                 while b != NIL {
-                    if self.valid[b as usize] as usize != v
-                        || self.state[b as usize] != State::Closed
+                    if self.valid[b as usize] as usize != v || self.state[b as usize] != State::Closed
                     {
                         return Err(format!("block {b} is in the wrong greedy bucket"));
                     }
@@ -422,9 +408,7 @@ impl Ftl for PageFtl {
             }
             let closed = self.state.iter().filter(|s| **s == State::Closed).count();
             if listed != closed {
-                return Err(format!(
-                    "{listed} bucketed blocks but {closed} closed blocks"
-                ));
+                return Err(format!("{listed} bucketed blocks but {closed} closed blocks"));
             }
         }
         Ok(())

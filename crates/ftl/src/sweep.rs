@@ -117,8 +117,7 @@ pub struct SweepRow {
 }
 
 /// Header of [`to_csv`].
-pub const CSV_HEADER: &str =
-    "ftl,utilization,range_bytes,placement,rw_log_blocks,host_write_pages,\
+pub const CSV_HEADER: &str = "ftl,utilization,range_bytes,placement,rw_log_blocks,host_write_pages,\
 flash_programs,erases,switch_merges,partial_merges,full_merges,waf";
 
 /// The rows as CSV with [`CSV_HEADER`].
@@ -248,25 +247,9 @@ pub fn run_point(
     }
     let mut rng = Pcg64Mcg::seed_from_u64(cfg.seed);
     let dw = |x: f64| (x * g.logical_pages as f64) as u64;
-    drive(
-        &mut f,
-        &mut rng,
-        blocks,
-        np,
-        k,
-        cfg.placement,
-        dw(cfg.warmup_dw),
-    )?;
+    drive(&mut f, &mut rng, blocks, np, k, cfg.placement, dw(cfg.warmup_dw))?;
     f.reset_counters();
-    drive(
-        &mut f,
-        &mut rng,
-        blocks,
-        np,
-        k,
-        cfg.placement,
-        dw(cfg.measure_dw),
-    )?;
+    drive(&mut f, &mut rng, blocks, np, k, cfg.placement, dw(cfg.measure_dw))?;
     let m = f.metrics();
     Ok(SweepRow {
         ftl,

@@ -24,10 +24,7 @@ fn waf_falls_with_block_utilization() {
         assert_eq!(rows.len(), 16);
         for chunk in rows.chunks(4) {
             let w: Vec<f64> = chunk.iter().map(|r| r.waf).collect();
-            println!(
-                "{:?} {:?} range {}: {w:?}",
-                placement, chunk[0].ftl, chunk[0].range_bytes
-            );
+            println!("{:?} {:?} range {}: {w:?}", placement, chunk[0].ftl, chunk[0].range_bytes);
             assert!(w.windows(2).all(|p| p[0] > p[1]), "{w:?} not falling");
             assert!((w[3] - 1.0).abs() < 1e-12, "100% utilization WAF {}", w[3]);
             assert!(w[0] > 1.0);

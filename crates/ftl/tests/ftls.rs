@@ -44,11 +44,7 @@ fn whole_block_sequential_overwrites_have_waf_one_everywhere() {
         // One erase per overwritten block; page-level GC erases lazily, so up to its
         // spare blocks may still wait for their erase.
         let lag = if m.ftl == "page" { 8 } else { 0 };
-        assert!(
-            m.counters.erases <= 160 && m.counters.erases + lag >= 160,
-            "{}",
-            m.ftl
-        );
+        assert!(m.counters.erases <= 160 && m.counters.erases + lag >= 160, "{}", m.ftl);
         if m.ftl == "fast" {
             assert_eq!(m.counters.switch_merges, 160);
             assert_eq!(m.counters.partial_merges + m.counters.full_merges, 0);
@@ -143,14 +139,8 @@ fn unwritten_reads_are_counted_and_out_of_range_refused() {
         assert_eq!(m.counters.host_read_pages, 5);
         assert_eq!(m.counters.unwritten_reads, 3, "{}", m.ftl);
         assert_eq!(m.counters.flash_reads_host, 2, "{}", m.ftl);
-        assert!(matches!(
-            f.write(31, 2),
-            Err(FtlError::OutOfRange { lpn: 32, .. })
-        ));
-        assert!(matches!(
-            f.read(u64::MAX, 2),
-            Err(FtlError::OutOfRange { .. })
-        ));
+        assert!(matches!(f.write(31, 2), Err(FtlError::OutOfRange { lpn: 32, .. })));
+        assert!(matches!(f.read(u64::MAX, 2), Err(FtlError::OutOfRange { .. })));
     }
 }
 
@@ -199,24 +189,11 @@ fn profiles_and_toml_devices() {
     assert_eq!(d.geometry.logical_pages, 4 << 20);
     assert_eq!(d.geometry.physical_blocks, 4711); // ceil(4096 * 1.15)
     let s = Device::from_profile("ssd-120g").unwrap();
-    assert_eq!(
-        (s.ftl, s.geometry.pages_per_block, s.cell),
-        (FtlKind::Page, 6144, CellType::Tlc)
-    );
+    assert_eq!((s.ftl, s.geometry.pages_per_block, s.cell), (FtlKind::Page, 6144, CellType::Tlc));
     let k9 = Device::from_profile("samsung-k9").unwrap();
-    assert_eq!(
-        (
-            k9.latency.read_ns,
-            k9.latency.program_ns,
-            k9.latency.erase_ns
-        ),
-        (25_000, 200_000, 1_500_000)
-    );
+    assert_eq!((k9.latency.read_ns, k9.latency.program_ns, k9.latency.erase_ns), (25_000, 200_000, 1_500_000));
     let slc = Device::from_profile("slc-paper002").unwrap();
-    assert_eq!(
-        (slc.geometry.page_size, slc.geometry.pages_per_block),
-        (2048, 64)
-    );
+    assert_eq!((slc.geometry.page_size, slc.geometry.pages_per_block), (2048, 64));
     assert!(Device::from_profile("nope").is_err());
 
     let t = Device::from_toml_str(

@@ -35,9 +35,7 @@ fn ftls() -> Vec<Box<dyn Ftl>> {
         channels: 2,
         ways: 1,
     };
-    let page = |victim, hot_cold| {
-        PageFtl::new(g, LAT, CellType::Slc, PageConfig { victim, hot_cold }).unwrap()
-    };
+    let page = |victim, hot_cold| PageFtl::new(g, LAT, CellType::Slc, PageConfig { victim, hot_cold }).unwrap();
     vec![
         Box::new(page(Victim::Greedy, false)),
         Box::new(page(Victim::Greedy, true)),

@@ -27,10 +27,7 @@ fn device(op: f64, np: u32) -> (Geometry, f64) {
 
 fn simulate(op: f64, np: u32, victim: Victim) -> (f64, f64) {
     let (geo, alpha) = device(op, np);
-    let cfg = PageConfig {
-        victim,
-        hot_cold: false,
-    };
+    let cfg = PageConfig { victim, hot_cold: false };
     let mut f = PageFtl::new(geo, LAT, CellType::Tlc, cfg).unwrap();
     fill(&mut f);
     random_writes(&mut f, 11, 4 * geo.logical_pages);
@@ -50,11 +47,7 @@ fn analytic_models_reproduce_the_reference_table() {
         (1.50, 1.716, 1.681, 1.698),
     ];
     for (a, fifo, g64, g128) in rows {
-        assert!(
-            (waf_fifo(a) - fifo).abs() < 0.002,
-            "FIFO {a}: {}",
-            waf_fifo(a)
-        );
+        assert!((waf_fifo(a) - fifo).abs() < 0.002, "FIFO {a}: {}", waf_fifo(a));
         assert!((waf_greedy_mf(a, 64.0) - g64).abs() < 0.002, "MF64 {a}");
         assert!((waf_greedy_mf(a, 128.0) - g128).abs() < 0.002, "MF128 {a}");
     }
@@ -66,14 +59,8 @@ fn check_greedy(op: f64, np: u32) {
     let (waf, alpha) = simulate(op, np, Victim::Greedy);
     let model = waf_greedy_mf(alpha, f64::from(np));
     let err = (waf - model).abs() / model;
-    println!(
-        "greedy OP {op} Np {np}: sim {waf:.4} model {model:.4} ({:.2}%)",
-        err * 100.0
-    );
-    assert!(
-        err < 0.01,
-        "greedy OP {op} Np {np}: sim {waf} vs model {model}"
-    );
+    println!("greedy OP {op} Np {np}: sim {waf:.4} model {model:.4} ({:.2}%)", err * 100.0);
+    assert!(err < 0.01, "greedy OP {op} Np {np}: sim {waf} vs model {model}");
 }
 
 #[test]
@@ -112,10 +99,7 @@ fn fifo_matches_lambert_w() {
         let (waf, alpha) = simulate(op, 64, Victim::Fifo);
         let model = waf_fifo(alpha);
         let err = (waf - model).abs() / model;
-        println!(
-            "FIFO OP {op}: sim {waf:.4} model {model:.4} ({:.2}%)",
-            err * 100.0
-        );
+        println!("FIFO OP {op}: sim {waf:.4} model {model:.4} ({:.2}%)", err * 100.0);
         assert!(err < 0.01, "FIFO OP {op}: sim {waf} vs Lambert-W {model}");
     }
 }
@@ -130,20 +114,10 @@ fn cost_benefit_and_hot_cold_clean_no_worse_than_fifo() {
     let hi = waf_fifo(alpha) * 1.01;
     let lo = waf_greedy_mf(alpha, f64::from(np)) * 0.99;
     for cfg in [
-        PageConfig {
-            victim: Victim::Greedy,
-            hot_cold: true,
-        },
-        PageConfig {
-            victim: Victim::CostBenefit,
-            hot_cold: false,
-        },
+        PageConfig { victim: Victim::Greedy, hot_cold: true },
+        PageConfig { victim: Victim::CostBenefit, hot_cold: false },
     ] {
-        let small = Geometry {
-            physical_blocks: 2048,
-            logical_pages: (2046.0 * 64.0 / (1.0 + op)) as u64,
-            ..geo
-        };
+        let small = Geometry { physical_blocks: 2048, logical_pages: (2046.0 * 64.0 / (1.0 + op)) as u64, ..geo };
         let mut f = PageFtl::new(small, LAT, CellType::Tlc, cfg).unwrap();
         fill(&mut f);
         random_writes(&mut f, 5, 4 * small.logical_pages);

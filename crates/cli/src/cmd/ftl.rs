@@ -106,11 +106,7 @@ struct SweepArgs {
     #[arg(long, default_value = "25,50,75,100", value_delimiter = ',')]
     util: Vec<f64>,
     /// I/O ranges, comma-separated sizes.
-    #[arg(
-        long,
-        default_value = "1GiB,2GiB,4GiB,8GiB,16GiB",
-        value_delimiter = ','
-    )]
+    #[arg(long, default_value = "1GiB,2GiB,4GiB,8GiB,16GiB", value_delimiter = ',')]
     range: Vec<String>,
     /// Page placement in a block: random-start, aligned or subset.
     #[arg(long, default_value = "random-start")]
@@ -145,9 +141,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let Some(trace) = &a.trace else {
-        return Err(
-            UsageError("give a trace with -t/--trace (or use `wafer ftl sweep`)".into()).into(),
-        );
+        return Err(UsageError("give a trace with -t/--trace (or use `wafer ftl sweep`)".into()).into());
     };
     let dev = a.dev.device()?;
     let mut ftl = dev.build_ftl()?;
@@ -197,54 +191,28 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let c = &m.counters;
-    println!(
-        "device        {} ({:?} FTL, {} logical, {} physical blocks of {}, OP {:.1}%)",
-        dev.name,
-        dev.ftl,
-        format_size(g.logical_bytes()),
-        g.physical_blocks,
-        format_size(g.block_bytes()),
-        g.op() * 100.0
-    );
+    println!("device        {} ({:?} FTL, {} logical, {} physical blocks of {}, OP {:.1}%)",
+        dev.name, dev.ftl, format_size(g.logical_bytes()), g.physical_blocks,
+        format_size(g.block_bytes()), g.op() * 100.0);
     println!("precondition  {precondition}");
-    println!(
-        "addresses     {}",
-        if a.wrap {
-            format!(
-                "wrapped modulo the capacity ({} requests wrapped)",
-                stats.wrapped_requests
-            )
-        } else {
-            "within capacity".to_string()
-        }
-    );
+    println!("addresses     {}", if a.wrap {
+        format!("wrapped modulo the capacity ({} requests wrapped)", stats.wrapped_requests)
+    } else {
+        "within capacity".to_string()
+    });
     println!("requests      {}", stats.requests);
-    println!(
-        "host pages    {} read ({} never written), {} written, {} trimmed",
-        c.host_read_pages, c.unwritten_reads, c.host_write_pages, c.host_trim_pages
-    );
-    println!(
-        "flash         {} reads ({} for GC), {} programs ({} GC copies), {} erases",
-        c.flash_reads_host + c.flash_reads_gc,
-        c.flash_reads_gc,
-        c.programs_host + c.programs_gc,
-        c.programs_gc,
-        c.erases
-    );
-    println!(
-        "merges        {} switch, {} partial, {} full; {} read-modify-writes; {} GC runs",
-        c.switch_merges, c.partial_merges, c.full_merges, c.read_modify_writes, c.gc_invocations
-    );
+    println!("host pages    {} read ({} never written), {} written, {} trimmed",
+        c.host_read_pages, c.unwritten_reads, c.host_write_pages, c.host_trim_pages);
+    println!("flash         {} reads ({} for GC), {} programs ({} GC copies), {} erases",
+        c.flash_reads_host + c.flash_reads_gc, c.flash_reads_gc,
+        c.programs_host + c.programs_gc, c.programs_gc, c.erases);
+    println!("merges        {} switch, {} partial, {} full; {} read-modify-writes; {} GC runs",
+        c.switch_merges, c.partial_merges, c.full_merges, c.read_modify_writes, c.gc_invocations);
     println!("WAF           {:.4}", m.waf);
-    println!(
-        "erases/block  max {} mean {:.3} stddev {:.3} (lifetime max {})",
-        m.erase.max, m.erase.mean, m.erase.stddev, m.erase.max_wear
-    );
-    println!(
-        "busy time     {:.3} s (busiest channel {:.3} s)",
-        c.busy_ns as f64 * 1e-9,
-        m.parallel_busy_ns as f64 * 1e-9
-    );
+    println!("erases/block  max {} mean {:.3} stddev {:.3} (lifetime max {})",
+        m.erase.max, m.erase.mean, m.erase.stddev, m.erase.max_wear);
+    println!("busy time     {:.3} s (busiest channel {:.3} s)",
+        c.busy_ns as f64 * 1e-9, m.parallel_busy_ns as f64 * 1e-9);
     match &m.lifetime {
         Some(l) => println!("lifetime      {:.2} years (ideal wear levelling), {:.2} years (most-erased block), P/E {}",
             l.years_mean, l.years_max, l.pe_limit),
@@ -281,27 +249,16 @@ fn run_sweep(a: SweepArgs) -> anyhow::Result<()> {
     let rows = sweep::run(&dev, &cfg, |_| pb.inc(1))?;
     pb.finish_and_clear();
     if let Some(p) = &a.csv {
-        std::fs::write(p, sweep::to_csv(&rows))
-            .with_context(|| format!("writing {}", p.display()))?;
+        std::fs::write(p, sweep::to_csv(&rows)).with_context(|| format!("writing {}", p.display()))?;
     }
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(
-                &serde_json::json!({"device": dev, "config": cfg, "rows": rows})
-            )?
-        );
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"device": dev, "config": cfg, "rows": rows}))?);
         return Ok(());
     }
     println!("{:<6} {:>8} {:>10} {:>8}", "ftl", "util", "range", "WAF");
     for r in &rows {
-        println!(
-            "{:<6} {:>7.0}% {:>10} {:>8.3}",
-            format!("{:?}", r.ftl).to_lowercase(),
-            r.utilization * 100.0,
-            format_size(r.range_bytes),
-            r.waf
-        );
+        println!("{:<6} {:>7.0}% {:>10} {:>8.3}", format!("{:?}", r.ftl).to_lowercase(),
+            r.utilization * 100.0, format_size(r.range_bytes), r.waf);
     }
     Ok(())
 }

@@ -16,11 +16,7 @@ pub const LAT: Latency = Latency {
 /// Principal branch of Lambert W on [-1/e, 0) by Halley iteration.
 pub fn lambert_w0(x: f64) -> f64 {
     assert!((-1.0 / std::f64::consts::E..0.0).contains(&x));
-    let mut w = if x < -0.3 {
-        -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt()
-    } else {
-        x
-    };
+    let mut w = if x < -0.3 { -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt() } else { x };
     for _ in 0..100 {
         let ew = w.exp();
         let f = w * ew - x;
@@ -47,8 +43,7 @@ pub fn digamma(mut x: f64) -> f64 {
         x += 1.0;
     }
     let x2 = 1.0 / (x * x);
-    acc + x.ln()
-        - 0.5 / x
+    acc + x.ln() - 0.5 / x
         - x2 * (1.0 / 12.0 - x2 * (1.0 / 120.0 - x2 * (1.0 / 252.0 - x2 / 240.0)))
 }
 
