@@ -10,6 +10,7 @@
 //! dense `u32` ids so that later stages can keep per-page state in flat arrays.
 #![deny(missing_docs)]
 
+pub mod capture;
 pub mod densify;
 pub mod error;
 pub mod export;

@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod capture;
 pub mod convert;
 pub mod gen;
 pub mod head;
@@ -18,6 +19,8 @@ pub enum TraceCommand {
     Gen(Box<gen::Args>),
     /// Convert a trace to .wtr, CSV or a fio iolog (streaming).
     Convert(convert::Args),
+    /// Run a command under strace (or valgrind lackey) and write its I/O as a trace.
+    Capture(capture::Args),
 }
 
 /// Run a trace subcommand.
@@ -27,5 +30,6 @@ pub fn run(c: TraceCommand) -> anyhow::Result<()> {
         TraceCommand::Head(a) => head::run(a),
         TraceCommand::Gen(a) => gen::run(*a),
         TraceCommand::Convert(a) => convert::run(a),
+        TraceCommand::Capture(a) => capture::run(a),
     }
 }

@@ -1,0 +1,235 @@
+//! `wafer trace capture`: run a command under `strace` (file I/O) or Valgrind lackey
+//! (`--memory`) and write what it did as a before-cache trace
+//! ([`wafer_trace::capture`]). The command's stdin, stdout and stderr are the
+//! terminal's; its exit status is reported.
+
+use std::ffi::OsString;
+use std::io::{BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use wafer_trace::capture::{self, CaptureOptions, PathFilter};
+use wafer_trace::format::BATCH;
+use wafer_trace::units::parse_size;
+use wafer_trace::{Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+
+use crate::cmd::UsageError;
+
+/// Arguments of `wafer trace capture`.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "Each file is laid out in one address space in block-aligned extents;
+the layout (file -> extents) is written to OUT.layout.json. Sockets, pipes, ttys and
+/proc, /sys, /dev are skipped. mmap'd file I/O is invisible to strace.
+Examples:
+  wafer trace capture -o dd.wtr -- dd if=/dev/zero of=f bs=4k count=100
+  wafer trace capture -o db.wtr --include /tmp/db -- python3 bench.py
+  wafer trace capture -o ls-mem.wtr --memory -- ls /"
+)]
+pub struct Args {
+    /// Output trace (.wtr, .csv or .iolog).
+    #[arg(short = 'o', long = "output", default_value = "capture.wtr")]
+    pub output: PathBuf,
+    /// Layout slot / extent size (e.g. 4MiB, 1MiB).
+    #[arg(long, default_value = "4MiB")]
+    pub block: String,
+    /// Only files matching: a path prefix, or a glob with * and ? (repeatable).
+    #[arg(long)]
+    pub include: Vec<String>,
+    /// Leave out files matching: a path prefix or a glob (repeatable).
+    #[arg(long)]
+    pub exclude: Vec<String>,
+    /// Capture memory accesses with `valgrind --tool=lackey` instead of file I/O.
+    #[arg(long)]
+    pub memory: bool,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The command and its arguments (after `--`).
+    #[arg(required = true, last = true)]
+    pub command: Vec<OsString>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    output: String,
+    layout: Option<String>,
+    requests: u64,
+    reads: u64,
+    writes: u64,
+    files: usize,
+    calls: u64,
+    skipped: u64,
+    exit_status: Option<i32>,
+}
+
+/// Run `wafer trace capture`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let format = OutFormat::from_path(&args.output).ok_or_else(|| {
+        UsageError(format!(
+            "cannot tell the output format of `{}` (use .wtr, .csv or .iolog)",
+            args.output.display()
+        ))
+    })?;
+    let block = parse_size(&args.block).map_err(|e| UsageError(format!("--block: {e}")))?;
+    if block == 0 {
+        return Err(UsageError("--block must be positive".into()).into());
+    }
+    let dir = tempfile::tempdir()?;
+    let log = dir.path().join("capture.log");
+    let origin = format!(
+        "wafer trace capture{} -- {}",
+        if args.memory { " --memory" } else { "" },
+        args.command
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let (status, mut summary) = if args.memory {
+        let status = capture::run::run_lackey(&args.command, &log)?;
+        (status, write_memory(&log, &args.output, format, &origin)?)
+    } else {
+        let status = capture::run::run_strace(&args.command, &log)?;
+        let opts = CaptureOptions {
+            block,
+            filter: PathFilter {
+                include: args.include.clone(),
+                exclude: args.exclude.clone(),
+            },
+        };
+        (
+            status,
+            write_files(&log, &args.output, format, &origin, &opts)?,
+        )
+    };
+    summary.exit_status = status.code();
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+    } else {
+        let source = if args.memory {
+            "memory accesses".to_string()
+        } else {
+            format!("{} files", summary.files)
+        };
+        writeln!(
+            out,
+            "wrote {} requests ({} reads, {} writes) from {source} to {}",
+            summary.requests, summary.reads, summary.writes, summary.output
+        )?;
+        if let Some(l) = &summary.layout {
+            writeln!(out, "layout: {l}")?;
+        }
+        writeln!(
+            out,
+            "command exited with status {}",
+            status
+                .code()
+                .map_or("none (killed by a signal)".to_string(), |c| c.to_string())
+        )?;
+    }
+    if !status.success() {
+        anyhow::bail!("the captured command failed ({status}); its trace was written");
+    }
+    Ok(())
+}
+
+/// Convert a strace log and write the trace and its layout.
+fn write_files(
+    log: &Path,
+    output: &Path,
+    format: OutFormat,
+    origin: &str,
+    opts: &CaptureOptions,
+) -> anyhow::Result<Summary> {
+    let f = std::fs::File::open(log)
+        .map_err(|e| anyhow::anyhow!("{}: strace wrote no log: {e}", log.display()))?;
+    let cap = capture::convert(BufReader::new(f), log, opts)?;
+    let info = WriteInfo {
+        origin: origin.to_string(),
+        page_size: 4096,
+        has_time: true,
+        has_op: true,
+    };
+    let mut w = TraceWriter::create(output, format, &info)?;
+    w.write_all(&cap.requests)?;
+    let n = w.finish()?;
+    let mut layout_path = output.as_os_str().to_owned();
+    layout_path.push(".layout.json");
+    let layout_path = PathBuf::from(layout_path);
+    let parent = layout_path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
+    serde_json::to_writer_pretty(&mut tmp, &cap.layout)?;
+    writeln!(tmp)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
+    tmp.persist(&layout_path)
+        .map_err(|e| anyhow::anyhow!("{}: {}", layout_path.display(), e.error))?;
+    let writes = cap
+        .requests
+        .iter()
+        .filter(|r| r.op == wafer_trace::Op::Write)
+        .count() as u64;
+    Ok(Summary {
+        output: output.display().to_string(),
+        layout: Some(layout_path.display().to_string()),
+        requests: n,
+        reads: n - writes,
+        writes,
+        files: cap.layout.files.len(),
+        calls: cap.calls,
+        skipped: cap.skipped,
+        exit_status: None,
+    })
+}
+
+/// Stream a lackey log into the output trace.
+fn write_memory(
+    log: &Path,
+    output: &Path,
+    format: OutFormat,
+    origin: &str,
+) -> anyhow::Result<Summary> {
+    let opts = ReadOptions {
+        format: Some(Format::Lackey),
+        ..ReadOptions::default()
+    };
+    let mut reader = wafer_trace::open(log, &opts)?;
+    let info = WriteInfo {
+        origin: origin.to_string(),
+        page_size: 4096,
+        has_time: false,
+        has_op: true,
+    };
+    let mut w = TraceWriter::create(output, format, &info)?;
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut writes = 0u64;
+    while reader.read_batch(&mut batch)? {
+        writes += batch
+            .iter()
+            .filter(|r| r.op == wafer_trace::Op::Write)
+            .count() as u64;
+        w.write_all(&batch)?;
+    }
+    let n = w.finish()?;
+    Ok(Summary {
+        output: output.display().to_string(),
+        layout: None,
+        requests: n,
+        reads: n - writes,
+        writes,
+        files: 0,
+        calls: 0,
+        skipped: 0,
+        exit_status: None,
+    })
+}
