@@ -1,9 +1,11 @@
 //! Deterministic synthetic workload generators.
 //!
 //! Every generator is a [`RequestReader`]: it streams requests in O(1) memory, and the
-//! same parameters (seed included) give the same requests on every run and platform
-//! (PCG-64 seeded through `seed_from_u64`; arrival gaps use a second stream derived
-//! from the same seed, so the arrival process never changes addresses).
+//! same parameters (seed included) give the same requests on every run (PCG-64 seeded
+//! through `seed_from_u64`; arrival gaps use a second stream derived from the same
+//! seed, so the arrival process never changes addresses). Integer-only patterns are
+//! identical across platforms too; Zipf ranks and Poisson gaps go through the
+//! platform's `powf`/`ln`, which may differ in the last bit between libm versions.
 //!
 //! [`GenSpec`] names a generator and all its parameters. It is what experiment files
 //! hold (`kind = "zipf"`, `theta = 0.99`, ...), what `wafer trace gen` builds from its
@@ -11,13 +13,25 @@
 //! parameter. [`KINDS`] describes each kind for `--list` and the docs.
 
 mod arrival;
+mod block_util;
+mod common;
+mod hot_cold;
 mod paper004;
+mod scramble;
+mod sequential;
 mod size;
 mod stream;
+mod uniform;
+mod zipf;
 
 pub use arrival::Arrival;
+pub use block_util::BlockUtilParams;
+pub use hot_cold::HotColdParams;
 pub use paper004::{MicroKind, MicroParams};
+pub use sequential::SequentialParams;
 pub use size::SizeDist;
+pub use uniform::UniformParams;
+pub use zipf::ZipfParams;
 
 use crate::error::{Error, Result};
 use crate::format::RequestReader;
@@ -30,6 +44,16 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum GenSpec {
+    /// Uniform random starts over the footprint.
+    Uniform(UniformParams),
+    /// Zipf(theta) over pages, ranks scattered over the footprint.
+    Zipf(ZipfParams),
+    /// Sequential with wrap-around.
+    Sequential(SequentialParams),
+    /// A hot region taking most accesses, a cold region the rest.
+    HotCold(HotColdParams),
+    /// Paper 000 Sec. II-B: x% of the pages of random blocks, in page order.
+    BlockUtilization(BlockUtilParams),
     /// Paper 004 Table 5: Constant Write Only.
     ConstantWrite(MicroParams),
     /// Paper 004 Table 5: Random Write Only.
@@ -44,6 +68,11 @@ impl GenSpec {
     /// The kind's name (`zipf`, `block-utilization`, `thrash`, ...).
     pub fn kind(&self) -> &'static str {
         match self {
+            GenSpec::Uniform(_) => "uniform",
+            GenSpec::Zipf(_) => "zipf",
+            GenSpec::Sequential(_) => "sequential",
+            GenSpec::HotCold(_) => "hot-cold",
+            GenSpec::BlockUtilization(_) => "block-utilization",
             GenSpec::ConstantWrite(_) => MicroKind::ConstantWrite.name(),
             GenSpec::RandomWrite(_) => MicroKind::RandomWrite.name(),
             GenSpec::WriteBiased(_) => MicroKind::WriteBiased.name(),
@@ -55,6 +84,11 @@ impl GenSpec {
     pub fn default_for(kind: &str) -> Option<GenSpec> {
         let m = MicroParams::default();
         Some(match kind {
+            "uniform" => GenSpec::Uniform(UniformParams::default()),
+            "zipf" => GenSpec::Zipf(ZipfParams::default()),
+            "sequential" => GenSpec::Sequential(SequentialParams::default()),
+            "hot-cold" => GenSpec::HotCold(HotColdParams::default()),
+            "block-utilization" => GenSpec::BlockUtilization(BlockUtilParams::default()),
             "constant-write" => GenSpec::ConstantWrite(m),
             "random-write" => GenSpec::RandomWrite(m),
             "write-biased" => GenSpec::WriteBiased(m),
@@ -63,9 +97,30 @@ impl GenSpec {
         })
     }
 
+    /// The page size the trace is meant to be read with: the generator's `page_size`,
+    /// or 4 KiB for paper 004's benchmarks (its cache line is one 4 KB flash page).
+    pub fn page_size(&self) -> u32 {
+        match self {
+            GenSpec::Uniform(p) => p.page_size,
+            GenSpec::Zipf(p) => p.page_size,
+            GenSpec::Sequential(p) => p.page_size,
+            GenSpec::HotCold(p) => p.page_size,
+            GenSpec::BlockUtilization(p) => p.page_size,
+            GenSpec::ConstantWrite(_)
+            | GenSpec::RandomWrite(_)
+            | GenSpec::WriteBiased(_)
+            | GenSpec::Thrash(_) => 4096,
+        }
+    }
+
     /// Check every parameter; the error names the kind, the parameter and its range.
     pub fn validate(&self) -> Result<()> {
         match self {
+            GenSpec::Uniform(p) => p.validate(),
+            GenSpec::Zipf(p) => p.validate(),
+            GenSpec::Sequential(p) => p.validate(),
+            GenSpec::HotCold(p) => p.validate(),
+            GenSpec::BlockUtilization(p) => p.validate(),
             GenSpec::ConstantWrite(p) => p.validate(MicroKind::ConstantWrite),
             GenSpec::RandomWrite(p) => p.validate(MicroKind::RandomWrite),
             GenSpec::WriteBiased(p) => p.validate(MicroKind::WriteBiased),
@@ -77,6 +132,11 @@ impl GenSpec {
     pub fn open(&self) -> Result<Box<dyn RequestReader>> {
         let label = self.to_string();
         match self {
+            GenSpec::Uniform(p) => p.open(label),
+            GenSpec::Zipf(p) => p.open(label),
+            GenSpec::Sequential(p) => p.open(label),
+            GenSpec::HotCold(p) => p.open(label),
+            GenSpec::BlockUtilization(p) => p.open(label),
             GenSpec::ConstantWrite(p) => p.open(MicroKind::ConstantWrite, label),
             GenSpec::RandomWrite(p) => p.open(MicroKind::RandomWrite, label),
             GenSpec::WriteBiased(p) => p.open(MicroKind::WriteBiased, label),
@@ -98,9 +158,19 @@ impl GenSpec {
 
     /// The spec's parameters as `key=value` pairs, alphabetical, unset options left
     /// out.
+    /// Paper 004's kind-dependent defaults are shown with their values.
     pub fn params(&self) -> Vec<(String, String)> {
+        let resolved = match self {
+            GenSpec::ConstantWrite(p) => {
+                GenSpec::ConstantWrite(p.effective(MicroKind::ConstantWrite))
+            }
+            GenSpec::RandomWrite(p) => GenSpec::RandomWrite(p.effective(MicroKind::RandomWrite)),
+            GenSpec::WriteBiased(p) => GenSpec::WriteBiased(p.effective(MicroKind::WriteBiased)),
+            GenSpec::Thrash(p) => GenSpec::Thrash(p.effective(MicroKind::Thrash)),
+            other => other.clone(),
+        };
         let mut out = Vec::new();
-        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(self) {
+        if let Ok(serde_json::Value::Object(map)) = serde_json::to_value(&resolved) {
             for (k, v) in map {
                 match v {
                     serde_json::Value::Null => {}
@@ -115,7 +185,7 @@ impl GenSpec {
 }
 
 /// The label: the kind followed by every parameter, e.g.
-/// `thrash arrival=poisson:10ms requests=10000 seed=1 span=16GiB`.
+/// `thrash arrival=poisson:10ms cache=8MiB max_blocks=8192 regions=2 ...`.
 impl fmt::Display for GenSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind())?;
@@ -154,6 +224,34 @@ const fn p(name: &'static str, default: &'static str, doc: &'static str) -> Para
     ParamInfo { name, default, doc }
 }
 
+const SEED: ParamInfo = p("seed", "1", "random seed");
+const REQUESTS: ParamInfo = p("requests", "1000000", "number of requests");
+const FOOTPRINT: ParamInfo = p(
+    "footprint",
+    "1GiB",
+    "bytes addressed (a multiple of page_size)",
+);
+const PAGE_SIZE: ParamInfo = p(
+    "page_size",
+    "4096",
+    "starts are multiples of it (power of two >= 512)",
+);
+const WRITE_RATIO: ParamInfo = p(
+    "write_ratio",
+    "0.5",
+    "fraction of writes, 0..=1, drawn per request",
+);
+const SIZE: ParamInfo = p(
+    "size",
+    "4KiB",
+    "request size: 4KiB | 4KiB..64KiB[/step] | 4KiB:3,64KiB:1",
+);
+const ARRIVAL: ParamInfo = p(
+    "arrival",
+    "none",
+    "none | fixed:<duration> | poisson:<mean gap> | poisson:<rate>/s",
+);
+
 const MICRO_PARAMS: &[ParamInfo] = &[
     p("seed", "1", "random seed"),
     p("requests", "10000", "number of requests"),
@@ -191,6 +289,76 @@ const MICRO_PARAMS: &[ParamInfo] = &[
 
 /// Every generator kind.
 pub const KINDS: &[KindInfo] = &[
+    KindInfo {
+        name: "uniform",
+        summary: "uniform random page-aligned starts over the footprint",
+        source: "the baseline of every cache and FTL study (reference/ftl.md 3)",
+        params: &[SEED, REQUESTS, FOOTPRINT, PAGE_SIZE, WRITE_RATIO, SIZE, ARRIVAL],
+    },
+    KindInfo {
+        name: "zipf",
+        summary: "Zipf(theta) over the footprint's pages, hot ranks scattered by a keyed permutation",
+        source: "rejection-inversion sampling (Hormann & Derflinger 1996); theta 0.99 as in YCSB",
+        params: &[
+            SEED,
+            REQUESTS,
+            p("theta", "0.99", "skew exponent, 0..=100 (0 = uniform)"),
+            p("scramble", "true", "scatter ranks over the pages (false: rank 1 = page 0)"),
+            FOOTPRINT,
+            PAGE_SIZE,
+            WRITE_RATIO,
+            SIZE,
+            ARRIVAL,
+        ],
+    },
+    KindInfo {
+        name: "sequential",
+        summary: "each request starts where the last ended, wrapping to 0 at the footprint's end",
+        source: "scan / streaming access; WAF 1 on flash (paper 000 Sec. II-B)",
+        params: &[
+            SEED,
+            REQUESTS,
+            FOOTPRINT,
+            PAGE_SIZE,
+            p("start", "0", "byte offset of the first request (below the footprint)"),
+            WRITE_RATIO,
+            SIZE,
+            ARRIVAL,
+        ],
+    },
+    KindInfo {
+        name: "hot-cold",
+        summary: "hot_access of the requests hit the first hot_fraction of the footprint, uniformly",
+        source: "the 80/20 hot/cold workload of flash GC studies",
+        params: &[
+            SEED,
+            REQUESTS,
+            p("hot_fraction", "0.2", "fraction of the footprint that is hot, 0 < f < 1"),
+            p("hot_access", "0.8", "fraction of requests sent to the hot region, 0..=1"),
+            FOOTPRINT,
+            PAGE_SIZE,
+            WRITE_RATIO,
+            SIZE,
+            ARRIVAL,
+        ],
+    },
+    KindInfo {
+        name: "block-utilization",
+        summary: "writes x% of the pages of a random erase block, chosen at random, in page order; repeat",
+        source: "paper 000 Sec. II-B and Fig. 1; reference/ftl.md 4",
+        params: &[
+            SEED,
+            p("page_size", "4096", "flash page size (power of two >= 512)"),
+            p("block_size", "4MiB", "erase block size (a multiple of page_size)"),
+            p("utilization", "25", "percent of each chosen block's pages written, (0, 100]"),
+            p("range", "16GiB", "I/O range blocks are drawn from (a multiple of block_size)"),
+            p("range_start", "0", "first byte of the I/O range (block-aligned)"),
+            p("requests", "unset", "stop after this many requests"),
+            p("bytes", "1GiB if requests is unset", "stop after this many bytes written"),
+            p("coalesce", "false", "merge runs of consecutive chosen pages into one request"),
+            ARRIVAL,
+        ],
+    },
     KindInfo {
         name: "constant-write",
         summary: "100% writes, all starting at sector 0, sizes uniform 1..8191 blocks of 512 B",

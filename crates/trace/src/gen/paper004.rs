@@ -191,6 +191,19 @@ impl MicroParams {
         Ok(())
     }
 
+    /// A copy with every `None` replaced by the value `kind` uses (the thrash-only
+    /// options stay `None` for the other kinds), so labels show what was generated.
+    pub fn effective(&self, kind: MicroKind) -> MicroParams {
+        let thrash = kind == MicroKind::Thrash;
+        MicroParams {
+            max_blocks: Some(self.max_blocks.unwrap_or(kind.default_max_blocks())),
+            write_ratio: Some(self.write_ratio.unwrap_or(kind.default_write_ratio())),
+            cache: self.cache.or(thrash.then_some(Bytes(DEFAULT_CACHE))),
+            regions: self.regions.or(thrash.then_some(2)),
+            ..self.clone()
+        }
+    }
+
     /// Validate and open as a streaming reader.
     pub fn open(&self, kind: MicroKind, label: String) -> Result<Box<dyn RequestReader>> {
         self.validate(kind)?;

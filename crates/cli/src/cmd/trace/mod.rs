@@ -2,6 +2,7 @@
 
 use clap::Subcommand;
 
+pub mod gen;
 pub mod head;
 pub mod info;
 
@@ -12,6 +13,8 @@ pub enum TraceCommand {
     Info(info::Args),
     /// Print the first requests, normalised (ns, bytes).
     Head(head::Args),
+    /// Write a synthetic trace (uniform, zipf, block-utilization, paper 004 benchmarks, ...).
+    Gen(Box<gen::Args>),
 }
 
 /// Run a trace subcommand.
@@ -19,5 +22,6 @@ pub fn run(c: TraceCommand) -> anyhow::Result<()> {
     match c {
         TraceCommand::Info(a) => info::run(a),
         TraceCommand::Head(a) => head::run(a),
+        TraceCommand::Gen(a) => gen::run(*a),
     }
 }
