@@ -321,11 +321,7 @@ impl Preset {
         }
         let mut traces = Vec::new();
         for t in self.traces {
-            traces.push(TraceDef {
-                path: locate_trace(t)?,
-                format: None,
-                name: None,
-            });
+            traces.push(TraceDef::file(locate_trace(t)?));
         }
         let exp = Experiment {
             name: format!("{}: {}", self.name, self.paper),
