@@ -36,7 +36,10 @@ fn main() {
                     let (GenSpec::ConstantWrite(p)
                     | GenSpec::RandomWrite(p)
                     | GenSpec::WriteBiased(p)
-                    | GenSpec::Thrash(p)) = &mut spec;
+                    | GenSpec::Thrash(p)) = &mut spec
+                    else {
+                        panic!("{kind} is not a micro benchmark");
+                    };
                     p.arrival = GenArrival::Poisson {
                         mean_ns: gap_ms * 1e6,
                     };

@@ -34,7 +34,10 @@ fn micro(kind: &str, requests: u64, gap_ms: f64, c: Option<CacheConfig>) -> (Rep
     let (GenSpec::ConstantWrite(p)
     | GenSpec::RandomWrite(p)
     | GenSpec::WriteBiased(p)
-    | GenSpec::Thrash(p)) = &mut spec;
+    | GenSpec::Thrash(p)) = &mut spec
+    else {
+        panic!("{kind} is not a micro benchmark");
+    };
     p.requests = requests;
     p.arrival = GenArrival::Poisson {
         mean_ns: gap_ms * 1e6,

@@ -157,7 +157,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             let (GenSpec::ConstantWrite(p)
             | GenSpec::RandomWrite(p)
             | GenSpec::WriteBiased(p)
-            | GenSpec::Thrash(p)) = &mut spec;
+            | GenSpec::Thrash(p)) = &mut spec
+            else {
+                return Err(usage(format!(
+                    "`{kind}` is not a micro benchmark (expected constant-write, random-write, write-biased or thrash)"
+                )));
+            };
             p.requests = a.requests;
             p.seed = a.seed;
             p.arrival = GenArrival::parse(&a.gen_arrival).map_err(usage)?;
