@@ -445,7 +445,7 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
                 format!("apu-idle-threshold-gap{g}ms"),
                 Chart {
                     title: format!(
-                        "{}, {} MB 2-way APU-LRU, mean gap {g} ms: mean response time vs idle threshold",
+                        "{} {} MB 2-way APU-LRU, gap {g} ms: response vs idle threshold",
                         study.sweep_kind, study.sweep_mb
                     ),
                     x_label: "idle threshold (ms)".into(),
@@ -453,7 +453,10 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
                     categories: None,
                     kind: Kind::Line,
                     log_y: false,
-                    series: vec![Series { name: "APU-LRU 2-way".into(), points: pts }],
+                    series: vec![Series {
+                        name: "APU-LRU 2-way".into(),
+                        points: pts,
+                    }],
                     y_from_zero: true,
                 },
             ));
