@@ -185,7 +185,7 @@ impl ApuCell {
         }
         let apu = Apu::from_name(&self.apu).map_err(|e| fail(e.to_string()))?;
         let cfg = SsdConfig {
-            cache: (self.cache_mb > 0).then(|| CacheConfig {
+            cache: (self.cache_mb > 0).then_some(CacheConfig {
                 lines: ((self.cache_mb << 20) / 4096) as u32,
                 assoc: Assoc::Ways(self.ways),
                 apu,
