@@ -24,7 +24,6 @@ use std::time::Instant;
 
 use wafer_cache::after::FileSink;
 use wafer_cache::{run_policy, Input, PreparedTrace, SimConfig};
-use wafer_trace::ReadOptions;
 
 use crate::cell::{CellParams, CellResult, FtlSummary, VERSION};
 use crate::config::{DeviceChoice, Plan};
@@ -111,13 +110,9 @@ impl Plan {
 /// Decode and densify trace `ti` of `plan` (once per trace; cells share it).
 pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
     let (t, format) = &plan.traces[ti];
-    let opts = ReadOptions {
-        format: *format,
-        ..ReadOptions::default()
-    };
-    let mut reader = wafer_trace::open(&t.path, &opts)?;
+    let mut reader = t.open(*format)?;
     PreparedTrace::read(plan.granularity, reader.as_mut(), &mut |_| {})
-        .map_err(|e| LabError::Invalid(format!("{}: {e}", t.path.display())))
+        .map_err(|e| LabError::Invalid(format!("{}: {e}", t.source())))
 }
 
 /// Compute one cell of `plan` on its own, decoding its trace first.

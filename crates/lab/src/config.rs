@@ -22,18 +22,24 @@ use serde::{Deserialize, Serialize};
 use wafer_cache::{CostModel, PolicySpec};
 use wafer_ftl::aging::Aging;
 use wafer_ftl::Device;
+use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
-use wafer_trace::{Format, Granularity};
+use wafer_trace::{Format, Granularity, ReadOptions, RequestReader};
 
 use crate::error::LabError;
 
-/// A trace of the experiment.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// A trace of the experiment: a file (`path`) or a synthetic generator (`gen`),
+/// exactly one of the two.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceDef {
     /// Trace file.
-    pub path: PathBuf,
-    /// Format name (detected when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Generator (`{ kind = "zipf", theta = 0.99, ... }`, see docs/generators.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gen: Option<GenSpec>,
+    /// Format name (detected when absent; files only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// Short label in tables and figures (default: the file name without extensions).
@@ -42,18 +48,80 @@ pub struct TraceDef {
 }
 
 impl TraceDef {
-    /// The label of the trace.
+    /// A trace file.
+    pub fn file(path: PathBuf) -> TraceDef {
+        TraceDef {
+            path: Some(path),
+            gen: None,
+            format: None,
+            name: None,
+        }
+    }
+
+    /// A generated trace labelled `name`.
+    pub fn generated(spec: GenSpec, name: &str) -> TraceDef {
+        TraceDef {
+            path: None,
+            gen: Some(spec),
+            format: None,
+            name: Some(name.to_string()),
+        }
+    }
+
+    /// The label of the trace (default: the file name without extensions, or the
+    /// generator's kind).
     pub fn label(&self) -> String {
         if let Some(n) = &self.name {
             return n.clone();
         }
+        if let Some(g) = &self.gen {
+            return g.kind().to_string();
+        }
         let f = self
             .path
-            .file_name()
+            .as_deref()
+            .and_then(Path::file_name)
             .map(|f| f.to_string_lossy().into_owned())
             .unwrap_or_default();
         f.split('.').next().unwrap_or(&f).to_string()
     }
+
+    /// Where the requests come from, for messages and the report: the path, or
+    /// `gen: <kind and every parameter>`.
+    pub fn source(&self) -> String {
+        match (&self.gen, &self.path) {
+            (Some(g), _) => format!("gen: {g}"),
+            (None, Some(p)) => p.display().to_string(),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// Open the trace as a stream of requests.
+    pub fn open(&self, format: Option<Format>) -> Result<Box<dyn RequestReader>, LabError> {
+        match (&self.gen, &self.path) {
+            (Some(g), _) => Ok(g.open()?),
+            (None, Some(p)) => {
+                let opts = ReadOptions {
+                    format,
+                    ..ReadOptions::default()
+                };
+                Ok(wafer_trace::open(p, &opts)?)
+            }
+            (None, None) => Err(LabError::Invalid("a trace needs `path` or `gen`".into())),
+        }
+    }
+}
+
+/// The identity of a generated trace: xxh3-64 (hex) of its canonical spec (JSON of
+/// every parameter, defaults filled in) and the wafer version, since a generator's
+/// output may change between versions.
+pub fn gen_checksum(spec: &GenSpec) -> String {
+    let json = serde_json::to_string(spec).expect("generator specs serialise");
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(json.as_bytes());
+    h.update(b"\0wafer ");
+    h.update(crate::cell::VERSION.as_bytes());
+    format!("{:016x}", h.digest())
 }
 
 /// Device aging before each cell's measurement (paper 000, Sec. IV-E).
@@ -201,7 +269,7 @@ impl DeviceChoice {
 pub struct Plan {
     /// The file as written (for the report and the cell ids).
     pub exp: Experiment,
-    /// Traces with resolved paths and formats.
+    /// Traces with resolved paths (or generators) and formats.
     pub traces: Vec<(TraceDef, Option<Format>)>,
     /// Parsed policies.
     pub policies: Vec<PolicySpec>,
@@ -215,8 +283,9 @@ pub struct Plan {
     pub devices: Vec<DeviceChoice>,
     /// Aging, parsed.
     pub aging: Option<Aging>,
-    /// xxh3-64 of each trace file (hex), in `traces` order: part of every cell's
-    /// identity, so an edited trace file is computed afresh.
+    /// xxh3-64 of each trace file, or [`gen_checksum`] of a generator (hex), in
+    /// `traces` order: part of every cell's identity, so an edited trace file or
+    /// generator is computed afresh.
     pub checksums: Vec<String>,
 }
 
@@ -276,9 +345,38 @@ impl Experiment {
         let mut traces = Vec::new();
         for (i, t) in self.traces.iter().enumerate() {
             let mut t = t.clone();
-            if t.path.is_relative() {
-                t.path = base.join(&t.path);
+            match (&t.path, &t.gen) {
+                (Some(_), Some(_)) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "give either `path` or `gen`, not both".into(),
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "needs `path = \"<file>\"` or `gen = { kind = \"...\", ... }`".into(),
+                    ))
+                }
+                (None, Some(g)) => {
+                    if t.format.is_some() {
+                        return Err(err(
+                            format!("traces[{i}].format"),
+                            "applies to trace files only, not to `gen`".into(),
+                        ));
+                    }
+                    g.validate()
+                        .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
+                    traces.push((t, None));
+                    continue;
+                }
+                (Some(p), None) => {
+                    if p.is_relative() {
+                        t.path = Some(base.join(p));
+                    }
+                }
             }
+            let path = t.path.clone().expect("checked above");
             let format = match &t.format {
                 Some(f) => Some(
                     Format::from_name(f)
@@ -286,10 +384,10 @@ impl Experiment {
                 ),
                 None => None,
             };
-            if !t.path.is_file() {
+            if !path.is_file() {
                 return Err(err(
                     format!("traces[{i}].path"),
-                    format!("no such file: {}", t.path.display()),
+                    format!("no such file: {}", path.display()),
                 ));
             }
             traces.push((t, format));
@@ -422,7 +520,11 @@ impl Experiment {
         }
         let checksums = traces
             .iter()
-            .map(|(t, _)| checksum(&t.path))
+            .map(|(t, _)| match (&t.gen, &t.path) {
+                (Some(g), _) => Ok(gen_checksum(g)),
+                (None, Some(p)) => checksum(p),
+                (None, None) => unreachable!("validated above"),
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Plan {
             checksums,

@@ -17,6 +17,7 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod apu;
 pub mod cell;
 pub mod cells;
 pub mod config;

@@ -15,7 +15,8 @@
 //! * A claim "A outperforms B by x%" is checked as the mean, over cache sizes, of
 //!   `1 - metric(A) / metric(B)` for the paper's metric (device time, erases or the
 //!   cost-model I/O time); "x times less" as the mean of `metric(B) / metric(A)`.
-//! * The `apu` preset (paper 004) needs the timed SSD model and is not offered yet.
+//! * The `apu` preset (paper 004) runs timed-device cells, not cache x FTL cells: it
+//!   lives in [`crate::apu`].
 
 use std::path::{Path, PathBuf};
 
@@ -270,7 +271,7 @@ pub fn find(name: &str) -> Result<&'static Preset, LabError> {
     PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
         LabError::Invalid(format!(
-            "unknown paper preset \"{name}\" (known: {}; apu needs the timed SSD model, not in this build)",
+            "unknown paper preset \"{name}\" (known: {}, apu)",
             names.join(", ")
         ))
     })
@@ -321,11 +322,7 @@ impl Preset {
         }
         let mut traces = Vec::new();
         for t in self.traces {
-            traces.push(TraceDef {
-                path: locate_trace(t)?,
-                format: None,
-                name: None,
-            });
+            traces.push(TraceDef::file(locate_trace(t)?));
         }
         let exp = Experiment {
             name: format!("{}: {}", self.name, self.paper),

@@ -77,9 +77,9 @@ impl Observer for Quiet {
 pub struct TraceInfo {
     /// Label.
     pub label: String,
-    /// Path.
+    /// Path, or `gen: <spec>` for a generated trace.
     pub path: String,
-    /// xxh3-64 of the file, hex.
+    /// xxh3-64 of the file (or of the generator spec and version), hex.
     pub checksum: String,
     /// Requests.
     pub requests: u64,
@@ -149,7 +149,7 @@ fn describe(
     }
     let info = TraceInfo {
         label: t.label(),
-        path: t.path.display().to_string(),
+        path: t.source(),
         checksum: sum.to_string(),
         requests: prepared.requests() as u64,
         accesses: prepared.accesses(),
@@ -257,7 +257,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
             .and_then(|b| serde_json::from_slice::<TraceInfo>(&b).ok());
         let needed = todo.iter().any(|&i| cells[i].pos.trace == ti);
         if needed || stored.is_none() {
-            obs.message(&format!("reading {}", plan.traces[ti].0.path.display()));
+            obs.message(&format!("reading {}", plan.traces[ti].0.source()));
             let p = prepare_trace(plan, ti)?;
             traces[ti] = Some(match stored {
                 Some(info) => info,

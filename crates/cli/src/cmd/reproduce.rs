@@ -11,15 +11,19 @@ use super::UsageError;
 
 /// Arguments of `wafer reproduce`.
 #[derive(clap::Args, Debug)]
-#[command(
-    after_help = "Papers: ts-clock, bua, craw, sorted-clock (apu needs the timed SSD model, not in this build).
+#[command(after_help = "Papers: ts-clock, bua, craw, sorted-clock, apu.
+apu runs paper 004's micro benchmarks on the timed SSD (see docs/experiments.md);
+--requests sets its requests per cell (default 2000).
 Examples:
   wafer reproduce ts-clock
-  wafer reproduce craw -o out/craw --jobs 2"
-)]
+  wafer reproduce craw -o out/craw --jobs 2
+  wafer reproduce apu --requests 1000")]
 pub struct Args {
-    /// Paper preset: ts-clock, bua, craw, sorted-clock.
+    /// Paper preset: ts-clock, bua, craw, sorted-clock, apu.
     pub paper: String,
+    /// Requests per cell of the apu preset.
+    #[arg(long, default_value_t = 2000)]
+    pub requests: u64,
     /// Output folder (default: wafer-out/<paper>).
     #[arg(short = 'o', long)]
     pub out: Option<PathBuf>,
@@ -51,8 +55,55 @@ pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()>
     Ok(())
 }
 
+/// Run the apu preset (paper 004) into `out`.
+fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use wafer_lab::apu::{self, ApuStudy};
+    if args.requests == 0 {
+        return Err(UsageError("--requests must be at least 1".into()).into());
+    }
+    let study = ApuStudy {
+        requests: args.requests,
+        ..ApuStudy::paper()
+    };
+    println!("apu: SSD on-board cache with automatic periodic update (paper 004)");
+    println!("note: {}", apu::NOTE);
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let total = study.cells().len() as u64;
+    let pb = crate::progress::bar(total, "cells");
+    let done = apu::run(&study, out, args.jobs, &stop, &|n, _| {
+        pb.set_position(n as u64)
+    })?;
+    pb.finish_and_clear();
+    println!(
+        "{} cells ({} computed, {} reused); report {}",
+        done.results.len(),
+        done.computed,
+        done.reused,
+        done.report.display()
+    );
+    println!();
+    for l in &done.comparison {
+        println!("{l}");
+    }
+    if stop.load(Ordering::Relaxed) {
+        anyhow::bail!("interrupted: rerun the same command to finish");
+    }
+    Ok(())
+}
+
 /// Run `wafer reproduce`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    if args.paper == "apu" {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| Path::new("wafer-out").join("apu"));
+        return apu(&args, &out);
+    }
     let preset = presets::find(&args.paper).map_err(|e| UsageError(e.to_string()))?;
     let out = args
         .out
