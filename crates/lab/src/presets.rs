@@ -98,7 +98,8 @@ pub struct Preset {
     pub sizes: &'static [&'static str],
     /// Devices (`none` = cache only).
     pub devices: &'static [&'static str],
-    /// Stand-in traces under `../shared/traces/`.
+    /// Stand-in traces: under `../shared/traces/`, or wafer's own bundled captures
+    /// under `traces/` of the repository.
     pub traces: &'static [&'static str],
     /// Claims checked.
     pub claims: &'static [Claim],
@@ -107,6 +108,9 @@ pub struct Preset {
 const TELEGRAM: &str = "mobile-pixel6a/telegram_exec.csv.gz";
 const GAME: &str = "mobile-pixel6a/cod_exec.csv.gz";
 const SLIDESHOW: &str = "mobile-pixel6a/slideshow_exec.csv.gz";
+/// SQLite under a write-heavy load with a small page cache, captured by
+/// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 studies.
+const SQLITE: &str = "sqlite-wal.wtr";
 
 /// The presets `wafer reproduce` offers.
 pub const PRESETS: &[Preset] = &[
@@ -192,7 +196,7 @@ pub const PRESETS: &[Preset] = &[
         policies: &["lru", "clock", "lirs", "lru-wsr", "sorted-clock", "sorted-clock-wsr"],
         sizes: &["4MiB", "8MiB", "16MiB", "32MiB"],
         devices: &["microsd-16g"],
-        traces: &[TELEGRAM],
+        traces: &[TELEGRAM, SQLITE],
         claims: &[
             Claim {
                 text: "Elapsed time of Sorted-Clock is 3.7 to 7.7 times less than the other schemes (vs CLOCK here)",
@@ -214,10 +218,9 @@ pub const PRESETS: &[Preset] = &[
     },
 ];
 
-/// The demo: a small TS-CLOCK-style study on the Telegram trace (paper 000's policy
-/// set on the FAST microSD card). Policies of the list not registered in this build
-/// (e.g. `ts-clock`, `cflru`) are left out with a note and join the study, with their
-/// claims, as soon as they are registered.
+/// The demo: a small TS-CLOCK-style study on the Telegram trace and the bundled SQLite
+/// capture (paper 000's policy set on the FAST microSD card). Policies of the list not
+/// registered in this build are left out with a note.
 pub const DEMO: Preset = Preset {
     name: "demo",
     paper: "a small TS-CLOCK-style study (paper 000's design) on a real mobile trace",
@@ -226,7 +229,7 @@ pub const DEMO: Preset = Preset {
     ],
     sizes: &["4MiB", "16MiB", "64MiB", "256MiB"],
     devices: &["microsd-16g"],
-    traces: &[TELEGRAM],
+    traces: &[TELEGRAM, SQLITE],
     claims: &[
         Claim {
             text: "paper 000 Fig. 7: FAB's whole-block evictions send more writes to storage than fine-grained policies (LRU here)",
@@ -291,6 +294,7 @@ pub fn locate_trace(rel: &str) -> Result<PathBuf, LabError> {
         for cand in [
             b.join("../shared/traces").join(rel),
             b.join("shared/traces").join(rel),
+            b.join("traces").join(rel),
         ] {
             if cand.is_file() {
                 return Ok(cand.canonicalize().unwrap_or(cand));
@@ -299,7 +303,7 @@ pub fn locate_trace(rel: &str) -> Result<PathBuf, LabError> {
     }
     Err(LabError::Invalid(format!(
         "trace {rel} not found: run from the wafer repository (it looks for ../shared/traces/{rel} \
-         relative to the current folder and to the wafer executable)"
+         and traces/{rel} relative to the current folder and to the wafer executable)"
     )))
 }
 
