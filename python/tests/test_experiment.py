@@ -1,0 +1,121 @@
+"""Experiment grids: the local runner, the Dask backend (2-worker LocalCluster), resume
+after a killed worker, and loading results."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import wafer
+
+from conftest import write_experiment
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+def cells(out: Path) -> dict[str, dict]:
+    """Stored cell results by id, without the wall-clock time."""
+    got = {}
+    for p in (out / "cells").glob("*.json"):
+        r = json.loads(p.read_text())
+        r.pop("elapsed_s")
+        got[r["id"]] = r
+    return got
+
+
+def table(out: Path):
+    df = wafer.load_results(out)
+    return df.drop(columns=["elapsed_s"])
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """A 2 x 3 x 2 grid with a device, and its local run as the reference."""
+    d = tmp_path_factory.mktemp("grid")
+    exp = write_experiment(
+        d, traces=["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"],
+        policies=["lru", "clock", "lb-clock"], sizes=["1MiB", "8MiB"],
+        devices=["microsd-16g"],
+    )
+    local = d / "local"
+    assert wafer.run_experiment(exp, local, jobs=2) == str(local)
+    return exp, local
+
+
+def test_local_run_writes_tables_and_loads_as_frames(grid):
+    exp, local = grid
+    df = wafer.load_results(local)
+    assert len(df) == 12 and set(df["policy"]) == {"lru", "clock", "lb-clock"}
+    assert ((df["hit_ratio"] >= 0) & (df["hit_ratio"] <= 1)).all()
+    assert (df["ftl_waf"] >= 1).all()
+    pl = wafer.load_results(local, engine="polars")
+    assert pl.shape == df.shape and pl["hit_ratio"].to_list() == df["hit_ratio"].tolist()
+    # The table is the stored cells: the JSON fallback agrees with the Parquet file.
+    os.rename(local / "results.parquet", local / "results.parquet.bak")
+    try:
+        with pytest.warns(UserWarning, match="results.json"):
+            js = wafer.load_results(local)
+    finally:
+        os.rename(local / "results.parquet.bak", local / "results.parquet")
+    assert js["hit_ratio"].tolist() == df["hit_ratio"].tolist()
+
+
+def test_dask_local_cluster_equals_local_runner(grid, tmp_path):
+    exp, local = grid
+    out = tmp_path / "dask"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        wafer.run_experiment(exp, out, backend="dask", address=cluster.scheduler_address)
+    assert cells(out) == cells(local)
+    assert table(out).equals(table(local))
+    assert (out / "results.csv").exists() and list((out / "figures").glob("*.svg"))
+
+
+def test_killed_worker_loses_no_finished_cell_and_rerun_completes(grid, tmp_path):
+    exp, local = grid
+    out = tmp_path / "killed"
+    reference = cells(local)
+    # A task whose worker dies fails at once instead of being retried elsewhere.
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client, \
+            __import__("dask").config.set({"distributed.scheduler.allowed-failures": 0}):
+        error: list[BaseException] = []
+
+        def drive():
+            try:
+                wafer.run_experiment(exp, out, backend="dask", client=client)
+            except BaseException as e:  # noqa: BLE001 - checked below
+                error.append(e)
+
+        t = threading.Thread(target=drive)
+        t.start()
+        deadline = time.time() + 120
+        while len(list((out / "cells").glob("*.json"))) < 2 and time.time() < deadline:
+            time.sleep(0.01)
+        pids = client.run(os.getpid)
+        victim = sorted(pids.values())[0]
+        os.kill(victim, signal.SIGKILL)
+        t.join(300)
+        assert not t.is_alive()
+    stored = cells(out)
+    # Every stored cell is complete and equal to the local runner's.
+    assert stored and all(reference[k] == v for k, v in stored.items())
+    if error:
+        assert isinstance(error[0], wafer.WaferError) and "run again" in str(error[0])
+        assert len(stored) < len(reference)
+    before = set(stored)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        from wafer.dask_run import run
+
+        s = run(exp, out, address=cluster.scheduler_address)
+    assert s["reused"] == len(before) and s["computed"] == len(reference) - len(before)
+    assert cells(out) == reference
+    assert table(out).equals(table(local))
