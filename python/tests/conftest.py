@@ -25,23 +25,21 @@ def trace(rel: str) -> Path:
 
 @pytest.fixture(scope="session")
 def wafer_bin() -> str:
-    """The CLI: $WAFER_BIN, else target/{release,debug}/wafer, else built with cargo."""
+    """The CLI: $WAFER_BIN, else target/debug/wafer brought up to date with cargo (a
+    no-op after `cargo test`), so that it runs the same core as the extension."""
     env = os.environ.get("WAFER_BIN")
     if env:
         return env
-    for profile in ("release", "debug"):
-        p = ROOT / "target" / profile / "wafer"
-        if p.exists():
-            return str(p)
     cargo = shutil.which("cargo")
     if cargo is None:
-        pytest.fail("no wafer binary (set WAFER_BIN or build with cargo build -p wafer-cli)")
+        pytest.fail("no wafer binary: set WAFER_BIN or install cargo")
     subprocess.run([cargo, "build", "-q", "-p", "wafer-cli"], cwd=ROOT, check=True)
     return str(ROOT / "target" / "debug" / "wafer")
 
 
-def write_experiment(dir: Path, *, policies: list[str], sizes: list[str], devices: list[str],
-                     traces: list[str]) -> Path:
+def write_experiment(
+    dir: Path, *, policies: list[str], sizes: list[str], devices: list[str], traces: list[str]
+) -> Path:
     """A small experiment file over shared traces (absolute paths)."""
     lines = ['name = "python test grid"', "traces = ["]
     lines += [f'  {{ path = "{trace(t)}" }},' for t in traces]
@@ -49,8 +47,13 @@ def write_experiment(dir: Path, *, policies: list[str], sizes: list[str], device
     lines.append("policies = [" + ", ".join(f'"{p}"' for p in policies) + "]")
     lines.append("cache_sizes = [" + ", ".join(f'"{s}"' for s in sizes) + "]")
     lines.append("devices = [" + ", ".join(f'"{d}"' for d in devices) + "]")
-    lines += ['page_size = "4KiB"', 'block_size = "256KiB"', "[outputs]",
-              'figures = ["hit-ratio"]', "report = false"]
+    lines += [
+        'page_size = "4KiB"',
+        'block_size = "256KiB"',
+        "[outputs]",
+        'figures = ["hit-ratio"]',
+        "report = false",
+    ]
     p = dir / "exp.toml"
     p.write_text("\n".join(lines) + "\n")
     return p

@@ -10,10 +10,9 @@ import threading
 import time
 from pathlib import Path
 
+import dask
 import pytest
-
 import wafer
-
 from conftest import write_experiment
 
 distributed = pytest.importorskip("dask.distributed")
@@ -39,8 +38,10 @@ def grid(tmp_path_factory):
     """A 2 x 3 x 2 grid with a device, and its local run as the reference."""
     d = tmp_path_factory.mktemp("grid")
     exp = write_experiment(
-        d, traces=["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"],
-        policies=["lru", "clock", "lb-clock"], sizes=["1MiB", "8MiB"],
+        d,
+        traces=["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"],
+        policies=["lru", "clock", "lb-clock"],
+        sizes=["1MiB", "8MiB"],
         devices=["microsd-16g"],
     )
     local = d / "local"
@@ -69,23 +70,36 @@ def test_local_run_writes_tables_and_loads_as_frames(grid):
 def test_dask_local_cluster_equals_local_runner(grid, tmp_path):
     exp, local = grid
     out = tmp_path / "dask"
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         wafer.run_experiment(exp, out, backend="dask", address=cluster.scheduler_address)
     assert cells(out) == cells(local)
     assert table(out).equals(table(local))
     assert (out / "results.csv").exists() and list((out / "figures").glob("*.svg"))
 
 
-def test_killed_worker_loses_no_finished_cell_and_rerun_completes(grid, tmp_path):
-    exp, local = grid
-    out = tmp_path / "killed"
+def test_killed_worker_loses_no_finished_cell_and_rerun_completes(tmp_path):
+    # Cells of about a second each, so that the kill lands while both workers compute.
+    exp = write_experiment(
+        tmp_path,
+        traces=["cloudphysics/cloudPhysicsIO.vscsi"],
+        policies=["lru", "clock", "lb-clock"],
+        sizes=["1MiB", "8MiB"],
+        devices=["microsd-16g"],
+    )
+    local = tmp_path / "local"
+    wafer.run_experiment(exp, local, jobs=2)
     reference = cells(local)
+    out = tmp_path / "killed"
     # A task whose worker dies fails at once instead of being retried elsewhere.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client, \
-            __import__("dask").config.set({"distributed.scheduler.allowed-failures": 0}):
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         error: list[BaseException] = []
 
         def drive():
@@ -97,22 +111,23 @@ def test_killed_worker_loses_no_finished_cell_and_rerun_completes(grid, tmp_path
         t = threading.Thread(target=drive)
         t.start()
         deadline = time.time() + 120
-        while len(list((out / "cells").glob("*.json"))) < 2 and time.time() < deadline:
-            time.sleep(0.01)
-        pids = client.run(os.getpid)
-        victim = sorted(pids.values())[0]
+        while not list((out / "cells").glob("*.json")) and time.time() < deadline:
+            time.sleep(0.005)
+        victim = sorted(client.run(os.getpid).values())[0]
         os.kill(victim, signal.SIGKILL)
         t.join(300)
         assert not t.is_alive()
     stored = cells(out)
-    # Every stored cell is complete and equal to the local runner's.
-    assert stored and all(reference[k] == v for k, v in stored.items())
-    if error:
-        assert isinstance(error[0], wafer.WaferError) and "run again" in str(error[0])
-        assert len(stored) < len(reference)
+    # The run failed, and named the way out; every stored cell is complete and equal to
+    # the local runner's.
+    assert len(error) == 1 and isinstance(error[0], wafer.WaferError), error
+    assert "run again" in str(error[0])
+    assert 1 <= len(stored) < len(reference)
+    assert all(reference[k] == v for k, v in stored.items())
     before = set(stored)
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
         from wafer.dask_run import run
 
         s = run(exp, out, address=cluster.scheduler_address)

@@ -5,9 +5,7 @@ from __future__ import annotations
 import tomllib
 
 import pytest
-
 import wafer
-
 from conftest import ROOT
 
 

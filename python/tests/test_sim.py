@@ -6,13 +6,13 @@ import json
 import subprocess
 
 import wafer
-
 from conftest import trace
 
 
 def cli_sim(wafer_bin: str, args: list[str]) -> list[dict]:
-    out = subprocess.run([wafer_bin, "sim", "--json", *args], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [wafer_bin, "sim", "--json", *args], check=True, capture_output=True, text=True
+    ).stdout
     return json.loads(out)
 
 
@@ -20,7 +20,7 @@ def test_python_equals_cli(wafer_bin):
     path = str(trace("cloudphysics/cloudPhysicsIO.vscsi"))
     cases = [
         ("lru", "16MiB", {}),
-        ("cflru:window=0.25", "5%", {"block": "256KiB", "flush_at_end": True}),
+        ("2q:kin=0.3", "5%", {"block": "256KiB", "flush_at_end": True}),
         ("fab", "2048p", {"warmup": 10000, "write_miss_fetch": True}),
     ]
     for policy, cache, kw in cases:

@@ -6,9 +6,7 @@ import json
 import subprocess
 
 import numpy as np
-
 import wafer
-
 from conftest import trace
 
 LETTERS = {0: "R", 1: "W", 2: "T"}
@@ -18,7 +16,9 @@ NO_TIME = np.iinfo(np.uint64).max
 def head(wafer_bin: str, path, n: int) -> list[list[str]]:
     out = subprocess.run(
         [wafer_bin, "trace", "head", str(path), "-n", str(n)],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return [line.split() for line in out.splitlines()[1:]]
 
@@ -27,15 +27,22 @@ def rows(batch: dict[str, np.ndarray]) -> list[list[str]]:
     return [
         ["-" if t == NO_TIME else str(t), LETTERS[int(o)], str(d), str(off), str(ln)]
         for t, o, d, off, ln in zip(
-            batch["time_ns"], batch["op"], batch["dev"], batch["offset"], batch["len"],
+            batch["time_ns"],
+            batch["op"],
+            batch["dev"],
+            batch["offset"],
+            batch["len"],
             strict=True,
         )
     ]
 
 
 def test_batches_equal_trace_head(wafer_bin):
-    for rel in ("disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse",
-                "cloudphysics/cloudPhysicsIO.oracleGeneral.bin"):
+    for rel in (
+        "disksim/tpcc-small.trace",
+        "fiu/fiu_mail_cheetah_10k.blkparse",
+        "cloudphysics/cloudPhysicsIO.oracleGeneral.bin",
+    ):
         path = trace(rel)
         t = wafer.open_trace(path)
         got = []
@@ -57,8 +64,12 @@ def test_batches_cover_the_whole_trace_once():
 
 def test_info_equals_trace_info_json(wafer_bin):
     path = trace("fiu/fiu_mail_cheetah_10k.blkparse")
-    cli = json.loads(subprocess.run(
-        [wafer_bin, "trace", "info", str(path), "--json"],
-        check=True, capture_output=True, text=True,
-    ).stdout)
+    cli = json.loads(
+        subprocess.run(
+            [wafer_bin, "trace", "info", str(path), "--json"],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     assert wafer.open_trace(path).info() == cli

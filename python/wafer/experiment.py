@@ -49,9 +49,7 @@ def run_experiment(
     return out
 
 
-def load_results(
-    out: str | PathLike[str], engine: Literal["pandas", "polars"] = "pandas"
-) -> Any:
+def load_results(out: str | PathLike[str], engine: Literal["pandas", "polars"] = "pandas") -> Any:
     """The results table of an experiment output folder as a pandas (or polars)
     DataFrame: one row per cell, every parameter and scalar metric.
 

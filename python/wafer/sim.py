@@ -23,7 +23,7 @@ def simulate(
     granularity: Literal["page", "record"] = "page",
     format: str | None = None,
 ) -> dict[str, Any]:
-    """Simulate ``policy`` (``"lru"``, ``"cflru:window=0.25"``, see ``wafer policies``)
+    """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see ``wafer policies``)
     with a cache of ``cache`` (``"16MiB"``, ``"4096p"`` or ``"5%"`` of the footprint).
 
     Returns the record ``wafer sim --json`` prints for this cell (``trace``,
