@@ -70,7 +70,12 @@ pub fn store_cell(py: Python<'_>, out: PathBuf, result: &str) -> PyResult<String
 /// figures and report. Returns a JSON summary.
 #[pyfunction]
 #[pyo3(signature = (experiment, out, jobs=0))]
-pub fn run_local(py: Python<'_>, experiment: PathBuf, out: PathBuf, jobs: usize) -> PyResult<String> {
+pub fn run_local(
+    py: Python<'_>,
+    experiment: PathBuf,
+    out: PathBuf,
+    jobs: usize,
+) -> PyResult<String> {
     py.allow_threads(|| run(&experiment, &out, jobs))
 }
 

@@ -90,8 +90,14 @@ pub fn simulate(
             cost: CostModel::default(),
             series_every: 0,
         };
-        let metrics = run_policy(&spec, Input::Prepared(&trace), &cfg, &mut NullSink, &mut |_| {})
-            .map_err(|e| WaferError::new_err(e.to_string()))?;
+        let metrics = run_policy(
+            &spec,
+            Input::Prepared(&trace),
+            &cfg,
+            &mut NullSink,
+            &mut |_| {},
+        )
+        .map_err(|e| WaferError::new_err(e.to_string()))?;
         Ok(Row {
             trace: path.display().to_string(),
             policy: spec.label(),

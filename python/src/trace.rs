@@ -10,7 +10,10 @@ use wafer_trace::{format::BATCH, Format, Granularity, ReadOptions, Request, Requ
 use crate::errors::{trace_err, value_err};
 
 pub fn read_options(format: Option<&str>, skip_invalid: bool) -> PyResult<ReadOptions> {
-    let format = format.map(Format::from_name).transpose().map_err(trace_err)?;
+    let format = format
+        .map(Format::from_name)
+        .transpose()
+        .map_err(trace_err)?;
     Ok(ReadOptions {
         format,
         skip_invalid,
@@ -117,12 +120,19 @@ pub fn trace_info(
     let opts = read_options(format, skip_invalid)?;
     py.allow_threads(|| {
         let mut reader = wafer_trace::open(&path, &opts).map_err(trace_err)?;
-        let stats = TraceStats::collect(reader.as_mut(), Granularity::Page { page_size }, &mut |_| {})
-            .map_err(trace_err)?;
+        let stats = TraceStats::collect(
+            reader.as_mut(),
+            Granularity::Page { page_size },
+            &mut |_| {},
+        )
+        .map_err(trace_err)?;
         let mut v = serde_json::to_value(&stats).map_err(|e| value_err(e.to_string()))?;
         if let Some(m) = v.as_object_mut() {
             m.insert("file".into(), path.display().to_string().into());
-            m.insert("format".into(), reader.meta().format.map(Format::name).into());
+            m.insert(
+                "format".into(),
+                reader.meta().format.map(Format::name).into(),
+            );
             m.insert("skipped".into(), reader.skipped().into());
         }
         Ok(v.to_string())
