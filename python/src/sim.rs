@@ -3,8 +3,10 @@
 use pyo3::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
-use wafer_cache::after::NullSink;
 use wafer_cache::{run_policy, CostModel, Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
+use wafer_ftl::{Device, Ftl};
+use wafer_lab::runner::CellSink;
+use wafer_lab::FtlSummary;
 use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::Granularity;
 
@@ -25,13 +27,19 @@ struct Row {
     write_miss_fetch: bool,
     flush_at_end: bool,
     metrics: Metrics,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ftl: Option<FtlSummary>,
 }
 
 /// Simulate `policy` with a cache of `cache` over the trace at `path`; returns the
-/// row as JSON. The GIL is released while the trace is read and simulated.
+/// row as JSON. With `device` (a profile name or a device `.toml`), the after-cache
+/// operations are replayed on its FTL, as an experiment cell does, and `ftl` holds its
+/// metrics. The GIL is released while the trace is read and simulated.
 #[pyfunction]
 #[pyo3(signature = (path, policy, cache, block="4MiB", page_size="4KiB", granularity="page",
-    warmup=0, write_miss_fetch=false, flush_at_end=false, format=None))]
+    warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, device=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -45,6 +53,7 @@ pub fn simulate(
     write_miss_fetch: bool,
     flush_at_end: bool,
     format: Option<&str>,
+    device: Option<&str>,
 ) -> PyResult<String> {
     let spec = PolicySpec::parse(policy).map_err(|e| value_err(e.to_string()))?;
     let size = CacheSize::parse(cache).map_err(|e| value_err(e.to_string()))?;
@@ -73,6 +82,16 @@ pub fn simulate(
     }
     let ppb = u32::try_from(block_bytes / unit).map_err(|_| value_err("block size too large"))?;
     let opts = read_options(format, false)?;
+    let mut ftl = match device {
+        Some(d) => {
+            let dev = Device::resolve(d).map_err(|e| value_err(format!("device {d}: {e}")))?;
+            Some(
+                dev.build_ftl()
+                    .map_err(|e| value_err(format!("device {d}: {e}")))?,
+            )
+        }
+        None => None,
+    };
     let row = py.allow_threads(|| -> PyResult<Row> {
         let mut reader = wafer_trace::open(&path, &opts).map_err(trace_err)?;
         let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |_| {})
@@ -90,14 +109,13 @@ pub fn simulate(
             cost: CostModel::default(),
             series_every: 0,
         };
-        let metrics = run_policy(
-            &spec,
-            Input::Prepared(&trace),
-            &cfg,
-            &mut NullSink,
-            &mut |_| {},
-        )
-        .map_err(|e| WaferError::new_err(e.to_string()))?;
+        let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), None);
+        let metrics = run_policy(&spec, Input::Prepared(&trace), &cfg, &mut sink, &mut |_| {})
+            .map_err(|e| WaferError::new_err(e.to_string()))?;
+        let (wrapped, _) = sink.into_parts();
+        let ftl = ftl
+            .as_ref()
+            .map(|f| FtlSummary::from_metrics(&f.metrics(), wrapped));
         Ok(Row {
             trace: path.display().to_string(),
             policy: spec.label(),
@@ -110,6 +128,8 @@ pub fn simulate(
             write_miss_fetch,
             flush_at_end,
             metrics,
+            device: device.map(str::to_string),
+            ftl,
         })
     })?;
     serde_json::to_string(&row).map_err(|e| value_err(e.to_string()))

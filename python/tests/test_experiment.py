@@ -13,9 +13,13 @@ from pathlib import Path
 import dask
 import pytest
 import wafer
+from conftest import trace as trace_path
 from conftest import write_experiment
 
 distributed = pytest.importorskip("dask.distributed")
+
+
+GRID_TRACES = ["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"]
 
 
 def cells(out: Path) -> dict[str, dict]:
@@ -39,7 +43,7 @@ def grid(tmp_path_factory):
     d = tmp_path_factory.mktemp("grid")
     exp = write_experiment(
         d,
-        traces=["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"],
+        traces=GRID_TRACES,
         policies=["lru", "clock", "lb-clock"],
         sizes=["1MiB", "8MiB"],
         devices=["microsd-16g"],
@@ -134,3 +138,34 @@ def test_killed_worker_loses_no_finished_cell_and_rerun_completes(tmp_path):
     assert s["reused"] == len(before) and s["computed"] == len(reference) - len(before)
     assert cells(out) == reference
     assert table(out).equals(table(local))
+
+
+def test_simulate_with_a_device_equals_the_experiment_cell(grid):
+    exp, local = grid
+    df = wafer.load_results(local)
+    stored = cells(local)
+    for _, row in df[df["cache"] == "8MiB"].iterrows():
+        cell = stored[row["cell_id"]]
+        trace = next(str(trace_path(t)) for t in GRID_TRACES if row["trace"] in t)
+        got = wafer.simulate(trace, row["policy"], "8MiB", block="256KiB", device="microsd-16g")
+        assert got["device"] == "microsd-16g"
+        assert got["ftl"] == cell["ftl"], row["policy"]
+        assert got["metrics"]["hit_ratio"] == cell["cache"]["hit_ratio"]
+        assert got["metrics"]["page_writes"] == cell["cache"]["page_writes"]
+
+
+def test_plots_draw_the_results(grid):
+    import wafer.plot
+
+    _, local = grid
+    df = wafer.load_results(local)
+    fig = wafer.plot.hit_ratio(df)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 6  # 2 traces x 3 policies
+    drawn = sorted(y for line in lines for y in line.get_ydata())
+    assert drawn == sorted(df["hit_ratio"])
+    wb = wafer.plot.write_backs(wafer.load_results(local, engine="polars"))
+    drawn = sorted(y for line in wb.axes[0].get_lines() for y in line.get_ydata())
+    assert drawn == sorted(df["page_writes"] + df["pad_writes"])
+    wear = wafer.plot.device_wear(df)
+    assert [len(ax.patches) for ax in wear.axes] == [6, 6]

@@ -22,6 +22,7 @@ def simulate(
     flush_at_end: bool = False,
     granularity: Literal["page", "record"] = "page",
     format: str | None = None,
+    device: str | None = None,
 ) -> dict[str, Any]:
     """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see ``wafer policies``)
     with a cache of ``cache`` (``"16MiB"``, ``"4096p"`` or ``"5%"`` of the footprint).
@@ -29,6 +30,9 @@ def simulate(
     Returns the record ``wafer sim --json`` prints for this cell (``trace``,
     ``policy``, ``cache``, ``capacity_pages``, ..., and ``metrics``: hits, hit ratio,
     page reads/writes, write IOs, block utilisation, ...), with identical numbers.
+    With ``device`` (a profile such as ``"microsd-16g"``, see ``wafer ftl --help``, or
+    a device ``.toml`` file), the after-cache operations are replayed on its FTL as in
+    an experiment cell, and ``ftl`` holds the device metrics (WAF, erases, busy time).
     The GIL is released while the core runs, so threads can simulate in parallel.
     """
     if isinstance(trace, Trace):
@@ -45,5 +49,6 @@ def simulate(
         write_miss_fetch=write_miss_fetch,
         flush_at_end=flush_at_end,
         format=format,
+        device=device,
     )
     return json.loads(text)
