@@ -1,11 +1,22 @@
 # Entry points a newcomer needs; `.ci/run` calls `make test`.
-.PHONY: demo test lint bench
+.PHONY: demo test test-python lint bench
 
 demo:
 	cargo run --release -p wafer-cli -- demo
 
 test:
 	cargo test --workspace
+	$(MAKE) test-python
+
+# The Python package (python/, built by maturin) in a venv: lint, format check, tests.
+VENV ?= .venv
+test-python:
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q ".[test]"
+	$(VENV)/bin/ruff check python examples/notebook.py
+	$(VENV)/bin/ruff format --check python examples/notebook.py
+	$(VENV)/bin/python -m pytest -q
 
 lint:
 	cargo fmt --all -- --check

@@ -19,6 +19,7 @@ use crate::progress;
 #[command(after_help = "Examples:
   wafer run examples/experiment.toml
   wafer run exp.toml -o results/exp1 --jobs 2
+  wafer run exp.toml --dask tcp://scheduler:8786
 A rerun of the same file computes only the cells that are missing.")]
 pub struct Args {
     /// Experiment file (TOML).
@@ -29,6 +30,10 @@ pub struct Args {
     /// Worker threads (default: the file's `workers`, else all cores).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
+    /// Run the cells as tasks on the Dask scheduler at ADDRESS (needs the Python
+    /// package with Dask: pip install 'wafer[dask]'; see docs/python.md).
+    #[arg(long, value_name = "ADDRESS")]
+    pub dask: Option<String>,
 }
 
 /// Draws cells done, throughput and ETA on stderr.
@@ -120,5 +125,36 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_or("experiment".into(), |s| s.to_string_lossy().into_owned());
         Path::new("wafer-out").join(stem)
     });
+    if let Some(address) = &args.dask {
+        return run_dask(&args.experiment, &out, address);
+    }
     run_plan(&plan, &out, args.jobs, &|_| Preface::default()).map(|_| ())
+}
+
+/// `--dask`: hand the run to the Python package's Dask driver (`python3 -m
+/// wafer.dask_run`, or `$WAFER_PYTHON`), which stores cells in the same store, and
+/// exit with its status.
+fn run_dask(experiment: &Path, out: &Path, address: &str) -> anyhow::Result<()> {
+    use std::process::{Command, Stdio};
+    let python = std::env::var("WAFER_PYTHON").unwrap_or_else(|_| "python3".into());
+    let found = Command::new(&python)
+        .args(["-c", "import wafer.dask_run, dask.distributed"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        anyhow::bail!(
+            "--dask needs the wafer Python package with Dask for `{python}`: pip install 'wafer[dask]' (or set WAFER_PYTHON)"
+        );
+    }
+    let status = Command::new(&python)
+        .args(["-m", "wafer.dask_run"])
+        .arg(experiment)
+        .arg("--out")
+        .arg(out)
+        .args(["--address", address])
+        .status()
+        .map_err(|e| anyhow::anyhow!("running {python}: {e}"))?;
+    std::process::exit(status.code().unwrap_or(1));
 }

@@ -1,0 +1,58 @@
+# %% [markdown]
+# # wafer from Python
+#
+# A notebook-style tour (run it as a script, or open it in Jupyter/VS Code, which
+# read the `# %%` cells): open a trace, simulate one cache, run a small experiment
+# grid, load its results as a DataFrame and draw a figure.
+#
+#     python examples/notebook.py [OUTPUT_DIR]
+
+# %%
+import sys
+from pathlib import Path
+
+import wafer
+import wafer.plot
+
+HERE = Path(__file__).resolve().parent
+TRACE = HERE.parent.parent.parent / "shared" / "traces" / "disksim" / "tpcc-small.trace"
+if not TRACE.exists():
+    TRACE = HERE.parent.parent / "shared" / "traces" / "disksim" / "tpcc-small.trace"
+OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("wafer-out") / "notebook"
+
+# %% Open a trace: statistics, then the requests as NumPy batches.
+trace = wafer.open_trace(TRACE)
+info = trace.info()
+print(f"{info['requests']} requests, format {info['format']}")
+first = next(trace.batches(5))
+print({k: v.tolist() for k, v in first.items()})
+
+# %% One simulation: the record `wafer sim --json` prints.
+row = wafer.simulate(trace, "lru", "8MiB")
+print("LRU at 8 MiB: hit ratio", round(row["metrics"]["hit_ratio"], 4))
+
+# %% A small grid: 3 policies x 3 cache sizes on a microSD card.
+OUT.mkdir(parents=True, exist_ok=True)
+exp = OUT / "notebook.toml"
+exp.write_text(f"""
+name = "notebook grid"
+traces = [{{ path = "{TRACE}" }}]
+policies = ["lru", "clock", "lb-clock"]
+cache_sizes = ["1MiB", "4MiB", "16MiB"]
+devices = ["microsd-16g"]
+block_size = "256KiB"
+[outputs]
+figures = ["hit-ratio"]
+report = false
+""")
+out = wafer.run_experiment(exp, OUT / "results")
+
+# %% Results as a pandas DataFrame (via Arrow from results.parquet).
+df = wafer.load_results(out)
+print(df[["policy", "cache", "hit_ratio", "ftl_waf"]].to_string(index=False))
+
+# %% Figures: hit ratio against cache size, and device wear.
+fig = wafer.plot.hit_ratio(df)
+fig.savefig(OUT / "hit_ratio.png", dpi=100)
+wafer.plot.device_wear(df).savefig(OUT / "device_wear.png", dpi=100)
+print("figures:", OUT / "hit_ratio.png", OUT / "device_wear.png")

@@ -1,0 +1,35 @@
+//! Rust errors as Python exceptions carrying wafer's one-line message.
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::PyErr;
+
+pyo3::create_exception!(
+    _wafer,
+    WaferError,
+    pyo3::exceptions::PyException,
+    "An error reported by wafer."
+);
+
+/// Malformed input becomes `ValueError`, an unreadable file `OSError`, the rest
+/// [`WaferError`].
+pub fn trace_err(e: wafer_trace::Error) -> PyErr {
+    match e {
+        wafer_trace::Error::Invalid(m) => PyValueError::new_err(m),
+        wafer_trace::Error::Io { .. } => PyOSError::new_err(e.to_string()),
+        other => WaferError::new_err(other.to_string()),
+    }
+}
+
+/// Experiment errors: configuration mistakes are `ValueError`, the rest [`WaferError`].
+pub fn lab_err(e: wafer_lab::LabError) -> PyErr {
+    match e {
+        wafer_lab::LabError::Config { .. } => PyValueError::new_err(e.to_string()),
+        wafer_lab::LabError::Io { .. } => PyOSError::new_err(e.to_string()),
+        other => WaferError::new_err(other.to_string()),
+    }
+}
+
+/// A bad argument.
+pub fn value_err(msg: impl Into<String>) -> PyErr {
+    PyValueError::new_err(msg.into())
+}

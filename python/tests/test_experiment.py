@@ -1,0 +1,171 @@
+"""Experiment grids: the local runner, the Dask backend (2-worker LocalCluster), resume
+after a killed worker, and loading results."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import dask
+import pytest
+import wafer
+from conftest import trace as trace_path
+from conftest import write_experiment
+
+distributed = pytest.importorskip("dask.distributed")
+
+
+GRID_TRACES = ["disksim/tpcc-small.trace", "fiu/fiu_mail_cheetah_10k.blkparse"]
+
+
+def cells(out: Path) -> dict[str, dict]:
+    """Stored cell results by id, without the wall-clock time."""
+    got = {}
+    for p in (out / "cells").glob("*.json"):
+        r = json.loads(p.read_text())
+        r.pop("elapsed_s")
+        got[r["id"]] = r
+    return got
+
+
+def table(out: Path):
+    df = wafer.load_results(out)
+    return df.drop(columns=["elapsed_s"])
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """A 2 x 3 x 2 grid with a device, and its local run as the reference."""
+    d = tmp_path_factory.mktemp("grid")
+    exp = write_experiment(
+        d,
+        traces=GRID_TRACES,
+        policies=["lru", "clock", "lb-clock"],
+        sizes=["1MiB", "8MiB"],
+        devices=["microsd-16g"],
+    )
+    local = d / "local"
+    assert wafer.run_experiment(exp, local, jobs=2) == str(local)
+    return exp, local
+
+
+def test_local_run_writes_tables_and_loads_as_frames(grid):
+    exp, local = grid
+    df = wafer.load_results(local)
+    assert len(df) == 12 and set(df["policy"]) == {"lru", "clock", "lb-clock"}
+    assert ((df["hit_ratio"] >= 0) & (df["hit_ratio"] <= 1)).all()
+    assert (df["ftl_waf"] >= 1).all()
+    pl = wafer.load_results(local, engine="polars")
+    assert pl.shape == df.shape and pl["hit_ratio"].to_list() == df["hit_ratio"].tolist()
+    # The table is the stored cells: the JSON fallback agrees with the Parquet file.
+    os.rename(local / "results.parquet", local / "results.parquet.bak")
+    try:
+        with pytest.warns(UserWarning, match="results.json"):
+            js = wafer.load_results(local)
+    finally:
+        os.rename(local / "results.parquet.bak", local / "results.parquet")
+    assert js["hit_ratio"].tolist() == df["hit_ratio"].tolist()
+
+
+def test_dask_local_cluster_equals_local_runner(grid, tmp_path):
+    exp, local = grid
+    out = tmp_path / "dask"
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        wafer.run_experiment(exp, out, backend="dask", address=cluster.scheduler_address)
+    assert cells(out) == cells(local)
+    assert table(out).equals(table(local))
+    assert (out / "results.csv").exists() and list((out / "figures").glob("*.svg"))
+
+
+def test_killed_worker_loses_no_finished_cell_and_rerun_completes(tmp_path):
+    # Cells of about a second each, so that the kill lands while both workers compute.
+    exp = write_experiment(
+        tmp_path,
+        traces=["cloudphysics/cloudPhysicsIO.vscsi"],
+        policies=["lru", "clock", "lb-clock"],
+        sizes=["1MiB", "8MiB"],
+        devices=["microsd-16g"],
+    )
+    local = tmp_path / "local"
+    wafer.run_experiment(exp, local, jobs=2)
+    reference = cells(local)
+    out = tmp_path / "killed"
+    # A task whose worker dies fails at once instead of being retried elsewhere.
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        error: list[BaseException] = []
+
+        def drive():
+            try:
+                wafer.run_experiment(exp, out, backend="dask", client=client)
+            except BaseException as e:  # noqa: BLE001 - checked below
+                error.append(e)
+
+        t = threading.Thread(target=drive)
+        t.start()
+        deadline = time.time() + 120
+        while not list((out / "cells").glob("*.json")) and time.time() < deadline:
+            time.sleep(0.005)
+        victim = sorted(client.run(os.getpid).values())[0]
+        os.kill(victim, signal.SIGKILL)
+        t.join(300)
+        assert not t.is_alive()
+    stored = cells(out)
+    # The run failed, and named the way out; every stored cell is complete and equal to
+    # the local runner's.
+    assert len(error) == 1 and isinstance(error[0], wafer.WaferError), error
+    assert "run again" in str(error[0])
+    assert 1 <= len(stored) < len(reference)
+    assert all(reference[k] == v for k, v in stored.items())
+    before = set(stored)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        from wafer.dask_run import run
+
+        s = run(exp, out, address=cluster.scheduler_address)
+    assert s["reused"] == len(before) and s["computed"] == len(reference) - len(before)
+    assert cells(out) == reference
+    assert table(out).equals(table(local))
+
+
+def test_simulate_with_a_device_equals_the_experiment_cell(grid):
+    exp, local = grid
+    df = wafer.load_results(local)
+    stored = cells(local)
+    for _, row in df[df["cache"] == "8MiB"].iterrows():
+        cell = stored[row["cell_id"]]
+        trace = next(str(trace_path(t)) for t in GRID_TRACES if row["trace"] in t)
+        got = wafer.simulate(trace, row["policy"], "8MiB", block="256KiB", device="microsd-16g")
+        assert got["device"] == "microsd-16g"
+        assert got["ftl"] == cell["ftl"], row["policy"]
+        assert got["metrics"]["hit_ratio"] == cell["cache"]["hit_ratio"]
+        assert got["metrics"]["page_writes"] == cell["cache"]["page_writes"]
+
+
+def test_plots_draw_the_results(grid):
+    import wafer.plot
+
+    _, local = grid
+    df = wafer.load_results(local)
+    fig = wafer.plot.hit_ratio(df)
+    lines = fig.axes[0].get_lines()
+    assert len(lines) == 6  # 2 traces x 3 policies
+    drawn = sorted(y for line in lines for y in line.get_ydata())
+    assert drawn == sorted(df["hit_ratio"])
+    wb = wafer.plot.write_backs(wafer.load_results(local, engine="polars"))
+    drawn = sorted(y for line in wb.axes[0].get_lines() for y in line.get_ydata())
+    assert drawn == sorted(df["page_writes"] + df["pad_writes"])
+    wear = wafer.plot.device_wear(df)
+    assert [len(ax.patches) for ax in wear.axes] == [6, 6]

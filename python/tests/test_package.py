@@ -1,0 +1,31 @@
+"""Packaging: versions and error reporting."""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+import wafer
+from conftest import ROOT
+
+
+def test_version_equals_the_rust_crates():
+    with open(ROOT / "Cargo.toml", "rb") as f:
+        workspace = tomllib.load(f)["workspace"]["package"]["version"]
+    with open(ROOT / "python" / "Cargo.toml", "rb") as f:
+        binding = tomllib.load(f)["package"]["version"]
+    assert wafer.__version__ == workspace == binding
+    assert wafer.LAB_VERSION == workspace
+
+
+def test_errors_are_python_exceptions_with_one_line(tmp_path):
+    with pytest.raises(OSError) as e:
+        wafer.open_trace(tmp_path / "missing.csv")
+    assert "missing.csv" in str(e.value) and "\n" not in str(e.value)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("policies = [\n")
+    with pytest.raises((ValueError, wafer.WaferError)) as e:
+        wafer.run_experiment(bad, tmp_path / "out")
+    assert "bad.toml" in str(e.value)
+    with pytest.raises(ValueError, match="nosuchpolicy"):
+        wafer.simulate(ROOT / "Cargo.toml", "nosuchpolicy", "1MiB")

@@ -1,0 +1,47 @@
+"""Type stubs of the Rust extension (see python/src)."""
+
+from collections.abc import Iterator
+
+import numpy as np
+
+__version__: str
+LAB_VERSION: str
+
+class WaferError(Exception): ...
+
+class TraceReader(Iterator[dict[str, np.ndarray]]):
+    def __init__(
+        self,
+        path: str,
+        format: str | None = None,
+        skip_invalid: bool = False,
+        batch_size: int = 65536,
+    ) -> None: ...
+    def __iter__(self) -> TraceReader: ...
+    def __next__(self) -> dict[str, np.ndarray]: ...
+    @property
+    def skipped(self) -> int: ...
+    @property
+    def format(self) -> str | None: ...
+
+def trace_info(
+    path: str, format: str | None = None, skip_invalid: bool = False, page_size: int = 4096
+) -> str: ...
+def simulate(
+    path: str,
+    policy: str,
+    cache: str,
+    block: str = "4MiB",
+    page_size: str = "4KiB",
+    granularity: str = "page",
+    warmup: int = 0,
+    write_miss_fetch: bool = False,
+    flush_at_end: bool = False,
+    format: str | None = None,
+    device: str | None = None,
+) -> str: ...
+def plan_cells(experiment: str) -> list[tuple[str, str]]: ...
+def stored_cells(experiment: str, out: str) -> list[str]: ...
+def compute_cell(experiment: str, cell_id: str) -> str: ...
+def store_cell(out: str, result: str) -> str: ...
+def run_local(experiment: str, out: str, jobs: int = 0) -> str: ...
