@@ -13,7 +13,7 @@ VENV ?= .venv
 test-python:
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
-	$(VENV)/bin/python -m pip install -q ".[test]"
+	MATURIN_PEP517_ARGS="--profile ci" $(VENV)/bin/python -m pip install -q ".[test]"
 	$(VENV)/bin/ruff check python examples/notebook.py
 	$(VENV)/bin/ruff format --check python examples/notebook.py
 	$(VENV)/bin/python -m pytest -q
