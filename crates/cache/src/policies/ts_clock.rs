@@ -317,13 +317,15 @@ impl TsClock {
     }
 
     /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
-    fn choose_victim(&mut self) -> u32 {
+    /// The victim, with its block and position in its sorted list when the s-hand
+    /// chose it (so `evict` need not search for it again).
+    fn choose_victim(&mut self) -> (u32, Option<(usize, usize)>) {
         loop {
             let h = self.t_hand();
             let hh = self.hot[h as usize];
             if hh.refc() == 0 {
                 if hh.state() == CLEAN {
-                    return h;
+                    return (h, None);
                 }
                 let hb = self.blk[h as usize] as usize;
                 let (mut sb, mut si) = if self.s_hand == NIL {
@@ -334,6 +336,7 @@ impl TsClock {
                 let bound = self.sorted[sb].len() + self.sorted[hb].len();
                 for _ in 0..bound {
                     let s = self.sorted[sb][si].1;
+                    let at = (sb, si);
                     if si + 1 == self.sorted[sb].len() {
                         (sb, si) = (hb, 0);
                     } else {
@@ -341,7 +344,7 @@ impl TsClock {
                     }
                     if self.hot[s as usize].refc() == 0 {
                         self.s_hand = self.sorted[sb][si].1;
-                        return s;
+                        return (s, Some(at));
                     }
                 }
                 panic!("TS-CLOCK s-hand found no page with count 0 within {bound} steps");
@@ -356,12 +359,12 @@ impl TsClock {
     }
 
     /// Drop the victim `v` and place the t-hand as §7.3 says.
-    fn evict<S: IoSink>(&mut self, v: u32, io: &mut S) {
+    fn evict<S: IoSink>(&mut self, (v, pos): (u32, Option<(usize, usize)>), io: &mut S) {
         let h = self.t_hand();
         let vi = v as usize;
         if self.hot[vi].state() == DIRTY {
             io.write_back(v);
-            let (b, at) = self.sorted_pos(v);
+            let (b, at) = pos.expect("a dirty victim comes from the s-hand");
             self.sorted[b].remove(at);
         } else {
             io.drop_clean(v);
