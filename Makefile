@@ -1,19 +1,29 @@
 # Entry points a newcomer needs; `.ci/run` calls `make test`.
-.PHONY: demo test test-python lint bench
+.PHONY: demo test test-rust test-python python-ext python-tests lint bench
 
 demo:
 	cargo run --release -p wafer-cli -- demo
 
+# The Rust suite and the Python extension's build run side by side (each output printed
+# whole when it ends), then the Python suite, which uses both.
 test:
+	$(MAKE) -j2 --output-sync=target test-rust python-ext
+	$(MAKE) python-tests
+
+test-rust:
 	cargo test --workspace
-	$(MAKE) test-python
 
 # The Python package (python/, built by maturin) in a venv: lint, format check, tests.
 VENV ?= .venv
-test-python:
+python-ext:
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	MATURIN_PEP517_ARGS="--profile ci" $(VENV)/bin/python -m pip install -q ".[test]"
+
+test-python: python-ext
+	$(MAKE) python-tests
+
+python-tests:
 	$(VENV)/bin/ruff check python examples/notebook.py
 	$(VENV)/bin/ruff format --check python examples/notebook.py
 	$(VENV)/bin/python -m pytest -q
