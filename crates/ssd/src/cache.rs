@@ -318,6 +318,51 @@ impl OnBoardCache {
         (i, Some(self.evict(i)))
     }
 
+    /// Head of the dirty list (the next on-demand victim of the fully associative
+    /// cache), the start of a [`OnBoardCache::write_hint`] cursor.
+    #[inline]
+    pub(crate) fn lru_head(&self) -> u32 {
+        self.lru.head
+    }
+
+    /// The page a read of `lpn` would send to flash now (`lpn` itself on a miss).
+    /// A prefetch hint only, like [`OnBoardCache::write_hint`].
+    #[inline]
+    pub(crate) fn read_hint(&self, lpn: u64) -> Option<u64> {
+        self.find(lpn).is_none().then_some(lpn)
+    }
+
+    /// The page a write of `lpn` would flush on demand now: on a miss in a set whose
+    /// lines are all Dirty, the set's LRU line ([`OnBoardCache::write`]'s choice). A
+    /// hint for prefetching, not a promise: the requests in between may change it.
+    /// Fully associative, successive write misses flush successive lines from the
+    /// head of the dirty list; `cursor` (from [`OnBoardCache::lru_head`]) walks it.
+    #[inline]
+    pub(crate) fn write_hint(&self, lpn: u64, cursor: &mut u32) -> Option<u64> {
+        if let Some(f) = &self.full {
+            if f.map.contains_key(&lpn) || !f.stale.is_empty() || !f.clean.is_empty() {
+                return None;
+            }
+            let i = *cursor;
+            if i == NIL {
+                return None;
+            }
+            *cursor = self.links.next_of(i);
+            return Some(self.lines[i as usize].tag);
+        }
+        let base = self.set_base(lpn) as usize;
+        let mut best: Option<&Line> = None;
+        for l in &self.lines[base..base + self.ways as usize] {
+            if l.state != LineState::Dirty || l.tag == lpn {
+                return None;
+            }
+            if best.is_none_or(|b| l.time < b.time) {
+                best = Some(l);
+            }
+        }
+        best.map(|l| l.tag)
+    }
+
     /// Flush the dirty line `i` on demand; returns its page.
     #[inline]
     fn evict(&mut self, i: u32) -> u64 {
