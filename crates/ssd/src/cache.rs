@@ -351,16 +351,16 @@ impl OnBoardCache {
             return Some(self.lines[i as usize].tag);
         }
         let base = self.set_base(lpn) as usize;
-        let mut best: Option<&Line> = None;
+        let mut best = (u64::MAX, None);
         for l in &self.lines[base..base + self.ways as usize] {
             if l.state != LineState::Dirty || l.tag == lpn {
                 return None;
             }
-            if best.is_none_or(|b| l.time < b.time) {
-                best = Some(l);
+            if best.1.is_none() || l.time < best.0 {
+                best = (l.time, Some(l.tag));
             }
         }
-        best.map(|l| l.tag)
+        best.1
     }
 
     /// Flush the dirty line `i` on demand; returns its page.
