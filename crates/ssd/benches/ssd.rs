@@ -8,7 +8,8 @@
 //! simulation costs; both are lower bounds for an idle machine.
 //!
 //! `cargo bench -p wafer-ssd --bench ssd`; `WAFER_BENCH_REQUESTS` (default 4000000)
-//! sets the run length, `WAFER_BENCH_ONLY` a substring the configurations must contain.
+//! sets the run length, `WAFER_BENCH_SPANS` the spans in GiB (default `16,1`),
+//! `WAFER_BENCH_ONLY` a substring the configurations must contain.
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -91,7 +92,11 @@ fn bench<F: Flash>(name: &str, reqs: &[Request], cfg: SsdConfig, flash: F) {
 
 fn main() {
     let n = env_u64("WAFER_BENCH_REQUESTS", 4_000_000) as usize;
-    for span_gib in [16u64, 1] {
+    let spans: Vec<u64> = std::env::var("WAFER_BENCH_SPANS")
+        .ok()
+        .map(|v| v.split(',').filter_map(|g| g.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![16, 1]);
+    for span_gib in spans {
         println!("-- 4 KiB random requests over {span_gib} GiB");
         suite(&workload(n, span_gib << 30));
     }
@@ -130,6 +135,16 @@ fn suite(reqs: &[Request]) {
         reqs,
         cfg,
         FixedFlash::k9((16u64 << 30) / 4096),
+    );
+    // The device after paper 000's aging (full, then 16 GiB of mixed overwrites):
+    // every write now has its share of GC copies and erases.
+    let mut aged = dev.build_ftl().unwrap();
+    wafer_ftl::aging::age(&mut aged, &wafer_ftl::aging::Aging::default()).unwrap();
+    bench(
+        "k9 FTL aged, 64 MiB 4-way, APU Lru",
+        reqs,
+        cfg,
+        FtlFlash::from_ftl(aged, dev.latency.read_ns),
     );
     bench(
         "k9 FTL, no cache",
