@@ -55,11 +55,17 @@ fn workload(n: usize, span: u64) -> Vec<Request> {
         .collect()
 }
 
-fn bench<F: Flash>(name: &str, reqs: &[Request], cfg: SsdConfig, flash: F) {
-    if std::env::var("WAFER_BENCH_ONLY").is_ok_and(|o| !name.contains(&o)) {
+/// Whether `WAFER_BENCH_ONLY` selects the configuration `name`.
+fn selected(name: &str) -> bool {
+    std::env::var("WAFER_BENCH_ONLY").map_or(true, |o| name.contains(&o))
+}
+
+/// Simulate `reqs` on a device over the flash `make` builds (built only when selected).
+fn bench<F: Flash>(name: &str, reqs: &[Request], cfg: SsdConfig, make: impl FnOnce() -> F) {
+    if !selected(name) {
         return;
     }
-    let mut ssd = Ssd::new(cfg, flash).unwrap();
+    let mut ssd = Ssd::new(cfg, make()).unwrap();
     let mut reader = VecReader::new(reqs.to_vec());
     let c0 = thread_cpu_ns();
     let t0 = Instant::now();
@@ -120,7 +126,7 @@ fn suite(reqs: &[Request]) {
             ..SsdConfig::default()
         };
         let name = format!("k9 FTL, 64 MiB {}-way, APU {apu:?}", assoc.label());
-        bench(&name, reqs, cfg, FtlFlash::new(&dev).unwrap());
+        bench(&name, reqs, cfg, || FtlFlash::new(&dev).unwrap());
     }
     let cfg = SsdConfig {
         cache: Some(CacheConfig {
@@ -130,26 +136,17 @@ fn suite(reqs: &[Request]) {
         }),
         ..SsdConfig::default()
     };
-    bench(
-        "fixed flash, 64 MiB 4-way, APU Lru",
-        reqs,
-        cfg,
-        FixedFlash::k9((16u64 << 30) / 4096),
-    );
+    bench("fixed flash, 64 MiB 4-way, APU Lru", reqs, cfg, || {
+        FixedFlash::k9((16u64 << 30) / 4096)
+    });
     // The device after paper 000's aging (full, then 16 GiB of mixed overwrites):
     // every write now has its share of GC copies and erases.
-    let mut aged = dev.build_ftl().unwrap();
-    wafer_ftl::aging::age(&mut aged, &wafer_ftl::aging::Aging::default()).unwrap();
-    bench(
-        "k9 FTL aged, 64 MiB 4-way, APU Lru",
-        reqs,
-        cfg,
-        FtlFlash::from_ftl(aged, dev.latency.read_ns),
-    );
-    bench(
-        "k9 FTL, no cache",
-        reqs,
-        SsdConfig::default(),
-        FtlFlash::new(&dev).unwrap(),
-    );
+    bench("k9 FTL aged, 64 MiB 4-way, APU Lru", reqs, cfg, || {
+        let mut aged = dev.build_ftl().unwrap();
+        wafer_ftl::aging::age(&mut aged, &wafer_ftl::aging::Aging::default()).unwrap();
+        FtlFlash::from_ftl(aged, dev.latency.read_ns)
+    });
+    bench("k9 FTL, no cache", reqs, SsdConfig::default(), || {
+        FtlFlash::new(&dev).unwrap()
+    });
 }
