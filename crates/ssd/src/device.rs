@@ -201,16 +201,19 @@ impl<F: Flash> Ssd<F> {
         }
     }
 
-    /// First and last page of `req` ([`Request::page_range`], by shifts when the page
-    /// size allows: a 64-bit division is the dearest instruction of a request's path).
+    /// First and last page of `req`, as [`Request::page_range`] but by shifts when the
+    /// page size allows (a 64-bit division is the dearest instruction on a request's
+    /// path), and with an end past 2^64 bytes saturated (out of range either way).
     #[inline]
     fn page_range(&self, req: &Request) -> Option<(u64, u64)> {
-        match self.page_shift {
-            Some(s) if req.len > 0 => {
-                Some((req.offset >> s, (req.offset + u64::from(req.len) - 1) >> s))
-            }
-            _ => req.page_range(self.page_size),
+        if req.len == 0 {
+            return None;
         }
+        let last = req.offset.saturating_add(u64::from(req.len) - 1);
+        Some(match self.page_shift {
+            Some(s) => (req.offset >> s, last >> s),
+            None => (req.offset / self.page_size, last / self.page_size),
+        })
     }
 
     /// Account the busy interval `[s, e]` (`s >= free_at`): the gap before it is idle.
@@ -280,7 +283,7 @@ impl<F: Flash> Ssd<F> {
         }
         let mut hints = std::mem::take(&mut self.hints);
         hints.clear();
-        let lp = self.logical_pages;
+        let lp = self.logical_pages.max(1);
         let mut cursor = self.cache.as_ref().map_or(NIL, |c| c.lru_head());
         for r in reqs {
             let Some((first, last)) = self.page_range(r) else {

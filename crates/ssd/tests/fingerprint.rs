@@ -258,3 +258,51 @@ fn fully_associative_apu_lfu_hot_cold_two_channels() {
         },
     );
 }
+
+/// [`Ssd::prefetch`] is a hint: a device told about the wrong requests (other pages,
+/// other ops, pages beyond the capacity, empty and huge requests) before every request
+/// serves them exactly like one told nothing.
+#[test]
+fn prefetch_hints_change_nothing() {
+    let mut dev = wafer_ftl::Device::from_profile("samsung-k9").unwrap();
+    dev.geometry = wafer_ftl::Geometry::with_op(LOGICAL_PAGES * PAGE, 0.15, 4096, 64).unwrap();
+    let reqs: Vec<Request> = workload(5).into_iter().take(30_000).collect();
+    let mut rng = Pcg64::seed_from_u64(9);
+    for cache in [
+        None,
+        cache(Assoc::Ways(2), Apu::Lru),
+        cache(Assoc::Full, Apu::Lfu),
+    ] {
+        let cfg = SsdConfig {
+            cache,
+            ..SsdConfig::default()
+        };
+        let mut plain = Ssd::new(cfg, FtlFlash::new(&dev).unwrap()).unwrap();
+        let mut hinted = Ssd::new(cfg, FtlFlash::new(&dev).unwrap()).unwrap();
+        for r in &reqs {
+            let junk: Vec<Request> = (0..3)
+                .map(|_| Request {
+                    time_ns: 0,
+                    offset: match rng.gen_range(0..4) {
+                        0 => rng.gen_range(0..LOGICAL_PAGES * 2) * PAGE,
+                        1 => u64::MAX - 5,
+                        _ => rng.gen_range(0..LOGICAL_PAGES) * PAGE,
+                    },
+                    len: [0, 4096, 1 << 20, u32::MAX][rng.gen_range(0..4)],
+                    dev: 0,
+                    op: [Op::Read, Op::Write, Op::Trim][rng.gen_range(0..3)],
+                })
+                .chain(std::iter::once(*r))
+                .collect();
+            hinted.prefetch(&junk);
+            let a = plain.submit(r, r.time_ns).unwrap();
+            let b = hinted.submit(r, r.time_ns).unwrap();
+            assert_eq!(a, b);
+        }
+        let (a, b) = (plain.finish(), hinted.finish());
+        assert_eq!(
+            serde_json::to_string(&a).unwrap(),
+            serde_json::to_string(&b).unwrap()
+        );
+    }
+}
