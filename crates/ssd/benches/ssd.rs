@@ -9,7 +9,9 @@
 //!
 //! `cargo bench -p wafer-ssd --bench ssd`; `WAFER_BENCH_REQUESTS` (default 4000000)
 //! sets the run length, `WAFER_BENCH_SPANS` the spans in GiB (default `16,1`),
-//! `WAFER_BENCH_ONLY` a substring the configurations must contain.
+//! `WAFER_BENCH_ONLY` a substring the configurations must contain, and
+//! `WAFER_BENCH_IDLE_PCT` the percentage of gaps lengthened by 2-6 ms, idle periods in
+//! which the APU flushes (default 0: the device is never idle for the 2 ms threshold).
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -33,13 +35,16 @@ fn thread_cpu_ns() -> Option<u64> {
 }
 
 /// `n` single-page requests uniform over `span` bytes, gaps uniform on 0..1 ms.
-fn workload(n: usize, span: u64) -> Vec<Request> {
+fn workload(n: usize, span: u64, idle_pct: u64) -> Vec<Request> {
     let mut rng = Pcg64::seed_from_u64(7);
     let pages = span / 4096;
     let mut t = 0u64;
     (0..n)
         .map(|_| {
             t += rng.gen_range(0..1_000_000);
+            if idle_pct > 0 && rng.gen_range(0..100) < idle_pct {
+                t += rng.gen_range(2_000_000..6_000_000);
+            }
             Request {
                 time_ns: t,
                 offset: rng.gen_range(0..pages) * 4096,
@@ -98,13 +103,14 @@ fn bench<F: Flash>(name: &str, reqs: &[Request], cfg: SsdConfig, make: impl FnOn
 
 fn main() {
     let n = env_u64("WAFER_BENCH_REQUESTS", 4_000_000) as usize;
+    let idle = env_u64("WAFER_BENCH_IDLE_PCT", 0);
     let spans: Vec<u64> = std::env::var("WAFER_BENCH_SPANS")
         .ok()
         .map(|v| v.split(',').filter_map(|g| g.trim().parse().ok()).collect())
         .unwrap_or_else(|| vec![16, 1]);
     for span_gib in spans {
         println!("-- 4 KiB random requests over {span_gib} GiB");
-        suite(&workload(n, span_gib << 30));
+        suite(&workload(n, span_gib << 30, idle));
     }
 }
 

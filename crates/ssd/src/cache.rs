@@ -318,11 +318,41 @@ impl OnBoardCache {
         (i, Some(self.evict(i)))
     }
 
-    /// Head of the dirty list (the next on-demand victim of the fully associative
-    /// cache), the start of a [`OnBoardCache::write_hint`] cursor.
-    #[inline]
-    pub(crate) fn lru_head(&self) -> u32 {
-        self.lru.head
+    /// Append the pages of the next `n` APU flushes (fewer if fewer lines are dirty)
+    /// to `out`, in the order the APU would take them, and return the start of a
+    /// [`OnBoardCache::write_hint`] cursor: the dirty-list line after them under
+    /// APU-LRU (on-demand victims of the fully associative cache come from the same
+    /// list), its head otherwise. A prefetch hint only.
+    pub(crate) fn apu_hints(&self, n: usize, out: &mut Vec<u64>) -> u32 {
+        match self.cfg.apu {
+            Apu::Off => self.lru.head,
+            Apu::Lru => {
+                let mut i = self.lru.head;
+                for _ in 0..n {
+                    if i == NIL {
+                        break;
+                    }
+                    out.push(self.lines[i as usize].tag);
+                    i = self.links.next_of(i);
+                }
+                i
+            }
+            Apu::Lfu => {
+                let mut left = n;
+                for l in self.lfu.values() {
+                    let mut i = l.head;
+                    while i != NIL && left > 0 {
+                        out.push(self.lines[i as usize].tag);
+                        i = self.lfu_links.next_of(i);
+                        left -= 1;
+                    }
+                    if left == 0 {
+                        break;
+                    }
+                }
+                self.lru.head
+            }
+        }
     }
 
     /// The page a read of `lpn` would send to flash now (`lpn` itself on a miss).
@@ -336,7 +366,7 @@ impl OnBoardCache {
     /// lines are all Dirty, the set's LRU line ([`OnBoardCache::write`]'s choice). A
     /// hint for prefetching, not a promise: the requests in between may change it.
     /// Fully associative, successive write misses flush successive lines from the
-    /// head of the dirty list; `cursor` (from [`OnBoardCache::lru_head`]) walks it.
+    /// head of the dirty list; `cursor` (from [`OnBoardCache::apu_hints`]) walks it.
     #[inline]
     pub(crate) fn write_hint(&self, lpn: u64, cursor: &mut u32) -> Option<u64> {
         if let Some(f) = &self.full {

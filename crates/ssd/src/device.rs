@@ -126,6 +126,8 @@ pub struct Ssd<F: Flash> {
     ops: FlashOps,
     /// Scratch for [`Ssd::prefetch`].
     hints: Vec<u64>,
+    /// APU flushes counted at the last [`Ssd::prefetch`].
+    apu_seen: u64,
 }
 
 impl<F: Flash> Ssd<F> {
@@ -173,6 +175,7 @@ impl<F: Flash> Ssd<F> {
             series: Series::new(SERIES_POINTS),
             ops: FlashOps::default(),
             hints: Vec::new(),
+            apu_seen: 0,
         })
     }
 
@@ -273,7 +276,8 @@ impl<F: Flash> Ssd<F> {
 
     /// Hint that `reqs` come next. Loads the flash back end's table entries for the
     /// pages they will probably send to flash (a read that misses the cache, the
-    /// victim a write miss would flush, every page without a cache) in one sweep of
+    /// victim a write miss would flush, every page without a cache, and the next APU
+    /// victims, as many as flushed since the last hint) in one sweep of
     /// independent loads, whose cache misses overlap instead of stalling the requests
     /// one after the other. Changes nothing observable; [`crate::run`] calls it for
     /// every [`PREFETCH_AHEAD`] requests.
@@ -284,7 +288,14 @@ impl<F: Flash> Ssd<F> {
         let mut hints = std::mem::take(&mut self.hints);
         hints.clear();
         let lp = self.logical_pages.max(1);
-        let mut cursor = self.cache.as_ref().map_or(NIL, |c| c.lru_head());
+        // APU flushes to come: as many as the last chunk of requests saw.
+        let mut cursor = NIL;
+        if let Some(c) = &self.cache {
+            let flushes = c.stats().apu_flushes;
+            let n = (flushes - self.apu_seen).min(PREFETCH_AHEAD as u64) as usize;
+            self.apu_seen = flushes;
+            cursor = c.apu_hints(n, &mut hints);
+        }
         for r in reqs {
             let Some((first, last)) = self.page_range(r) else {
                 continue;
