@@ -16,14 +16,16 @@
 //!   lists; `BTreeMap` is the ordered map here). An APU flush leaves access time and
 //!   count alone.
 //! * Fully associative (an extension): one set, a hash index from tag to line and
-//!   ordered sets of the Stale and Clean lines, so that "first" keeps its meaning
-//!   (lowest line number) at O(log n); the on-demand victim is the dirty-list head.
+//!   bit sets of the Stale and Clean lines, so that "first" keeps its meaning (lowest
+//!   line number) at O(1) (module `lineset`); the on-demand victim is the dirty-list
+//!   head.
 
 use crate::config::{Apu, Assoc, CacheConfig};
+use crate::lineset::LineSet;
 use crate::list::{Links, List, NIL};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Table 3 states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -72,8 +74,8 @@ pub struct CacheStats {
 
 struct FullIndex {
     map: FxHashMap<u64, u32>,
-    stale: BTreeSet<u32>,
-    clean: BTreeSet<u32>,
+    stale: LineSet,
+    clean: LineSet,
 }
 
 /// The cache.
@@ -100,8 +102,8 @@ impl OnBoardCache {
         let n = cfg.lines as usize;
         let full = matches!(cfg.assoc, Assoc::Full).then(|| FullIndex {
             map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-            stale: (0..cfg.lines).collect(),
-            clean: BTreeSet::new(),
+            stale: LineSet::full(cfg.lines),
+            clean: LineSet::new(cfg.lines),
         });
         OnBoardCache {
             cfg,
@@ -248,7 +250,7 @@ impl OnBoardCache {
             self.stats.write_hits += 1;
             if self.lines[i as usize].state == LineState::Clean {
                 if let Some(f) = &mut self.full {
-                    f.clean.remove(&i);
+                    f.clean.remove(i);
                 }
                 let l = &mut self.lines[i as usize];
                 l.state = LineState::Dirty;
@@ -437,7 +439,7 @@ impl OnBoardCache {
             }
             LineState::Clean => {
                 if let Some(f) = &mut self.full {
-                    f.clean.remove(&i);
+                    f.clean.remove(i);
                 }
             }
             LineState::Stale => {}

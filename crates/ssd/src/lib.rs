@@ -31,6 +31,7 @@ mod config;
 pub mod device;
 mod error;
 mod flash;
+mod lineset;
 mod list;
 pub mod metrics;
 
