@@ -280,7 +280,31 @@ impl<F: Flash> Ssd<F> {
     /// victims, as many as flushed since the last hint) in one sweep of
     /// independent loads, whose cache misses overlap instead of stalling the requests
     /// one after the other. Changes nothing observable; [`crate::run`] calls it for
-    /// every [`PREFETCH_AHEAD`] requests.
+    /// every [`PREFETCH_AHEAD`] requests, and a caller of [`Ssd::submit`] can too:
+    ///
+    /// ```
+    /// use wafer_ssd::{FtlFlash, Ssd, SsdConfig, PREFETCH_AHEAD};
+    /// use wafer_trace::{Op, Request};
+    /// let dev = wafer_ftl::Device::from_profile("samsung-k9")?;
+    /// let mut ssd = Ssd::new(SsdConfig::default(), FtlFlash::new(&dev)?)?;
+    /// let reqs: Vec<Request> = (0..1000u64)
+    ///     .map(|i| Request {
+    ///         time_ns: i * 1_000_000,
+    ///         offset: (i * 7919 % 4096) * 4096,
+    ///         len: 4096,
+    ///         dev: 0,
+    ///         op: Op::Write,
+    ///     })
+    ///     .collect();
+    /// for chunk in reqs.chunks(PREFETCH_AHEAD) {
+    ///     ssd.prefetch(chunk); // a hint: serving is the same without it
+    ///     for r in chunk {
+    ///         ssd.submit(r, r.time_ns)?;
+    ///     }
+    /// }
+    /// assert_eq!(ssd.finish().writes, 1000);
+    /// # Ok::<(), wafer_ssd::SsdError>(())
+    /// ```
     pub fn prefetch(&mut self, reqs: &[Request]) {
         if !self.flash.prefetches() {
             return;
