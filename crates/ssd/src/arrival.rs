@@ -8,7 +8,7 @@
 //!   time: the first `depth` arrive at 0, request `i` arrives when request
 //!   `i - depth` completes.
 
-use crate::device::{Completion, Ssd};
+use crate::device::{Completion, Ssd, PREFETCH_AHEAD};
 use crate::error::SsdError;
 use crate::flash::Flash;
 use rand::SeedableRng;
@@ -159,7 +159,8 @@ impl Arrivals {
 }
 
 /// Feed `reader` through `ssd` with `arrival` times, at most `limit` requests;
-/// `progress(done)` after each batch, `observe` for every completion.
+/// `progress(done)` after each batch, `observe` for every completion. Every
+/// [`PREFETCH_AHEAD`] requests are announced to [`Ssd::prefetch`] before they are served.
 pub fn run<F: Flash>(
     ssd: &mut Ssd<F>,
     reader: &mut dyn RequestReader,
@@ -173,9 +174,12 @@ pub fn run<F: Flash>(
     let mut n = 0u64;
     let limit = limit.unwrap_or(u64::MAX);
     while n < limit && reader.read_batch(&mut batch)? {
-        for req in &batch {
+        for (i, req) in batch.iter().enumerate() {
             if n == limit {
                 break;
+            }
+            if i % PREFETCH_AHEAD == 0 {
+                ssd.prefetch(&batch[i..batch.len().min(i + PREFETCH_AHEAD)]);
             }
             let Some(t) = arr.next(req) else {
                 return Err(SsdError::Config(format!(

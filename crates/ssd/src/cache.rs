@@ -16,14 +16,16 @@
 //!   lists; `BTreeMap` is the ordered map here). An APU flush leaves access time and
 //!   count alone.
 //! * Fully associative (an extension): one set, a hash index from tag to line and
-//!   ordered sets of the Stale and Clean lines, so that "first" keeps its meaning
-//!   (lowest line number) at O(log n); the on-demand victim is the dirty-list head.
+//!   bit sets of the Stale and Clean lines, so that "first" keeps its meaning (lowest
+//!   line number) at O(1) (module `lineset`); the on-demand victim is the dirty-list
+//!   head.
 
 use crate::config::{Apu, Assoc, CacheConfig};
+use crate::lineset::LineSet;
 use crate::list::{Links, List, NIL};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// Table 3 states.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -72,8 +74,8 @@ pub struct CacheStats {
 
 struct FullIndex {
     map: FxHashMap<u64, u32>,
-    stale: BTreeSet<u32>,
-    clean: BTreeSet<u32>,
+    stale: LineSet,
+    clean: LineSet,
 }
 
 /// The cache.
@@ -100,8 +102,8 @@ impl OnBoardCache {
         let n = cfg.lines as usize;
         let full = matches!(cfg.assoc, Assoc::Full).then(|| FullIndex {
             map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
-            stale: (0..cfg.lines).collect(),
-            clean: BTreeSet::new(),
+            stale: LineSet::full(cfg.lines),
+            clean: LineSet::new(cfg.lines),
         });
         OnBoardCache {
             cfg,
@@ -248,7 +250,7 @@ impl OnBoardCache {
             self.stats.write_hits += 1;
             if self.lines[i as usize].state == LineState::Clean {
                 if let Some(f) = &mut self.full {
-                    f.clean.remove(&i);
+                    f.clean.remove(i);
                 }
                 let l = &mut self.lines[i as usize];
                 l.state = LineState::Dirty;
@@ -318,6 +320,81 @@ impl OnBoardCache {
         (i, Some(self.evict(i)))
     }
 
+    /// Append the pages of the next `n` APU flushes (fewer if fewer lines are dirty)
+    /// to `out`, in the order the APU would take them, and return the start of a
+    /// [`OnBoardCache::write_hint`] cursor: the dirty-list line after them under
+    /// APU-LRU (on-demand victims of the fully associative cache come from the same
+    /// list), its head otherwise. A prefetch hint only.
+    pub(crate) fn apu_hints(&self, n: usize, out: &mut Vec<u64>) -> u32 {
+        match self.cfg.apu {
+            Apu::Off => self.lru.head,
+            Apu::Lru => {
+                let mut i = self.lru.head;
+                for _ in 0..n {
+                    if i == NIL {
+                        break;
+                    }
+                    out.push(self.lines[i as usize].tag);
+                    i = self.links.next_of(i);
+                }
+                i
+            }
+            Apu::Lfu => {
+                let mut left = n;
+                for l in self.lfu.values() {
+                    let mut i = l.head;
+                    while i != NIL && left > 0 {
+                        out.push(self.lines[i as usize].tag);
+                        i = self.lfu_links.next_of(i);
+                        left -= 1;
+                    }
+                    if left == 0 {
+                        break;
+                    }
+                }
+                self.lru.head
+            }
+        }
+    }
+
+    /// The page a read of `lpn` would send to flash now (`lpn` itself on a miss).
+    /// A prefetch hint only, like [`OnBoardCache::write_hint`].
+    #[inline]
+    pub(crate) fn read_hint(&self, lpn: u64) -> Option<u64> {
+        self.find(lpn).is_none().then_some(lpn)
+    }
+
+    /// The page a write of `lpn` would flush on demand now: on a miss in a set whose
+    /// lines are all Dirty, the set's LRU line ([`OnBoardCache::write`]'s choice). A
+    /// hint for prefetching, not a promise: the requests in between may change it.
+    /// Fully associative, successive write misses flush successive lines from the
+    /// head of the dirty list; `cursor` (from [`OnBoardCache::apu_hints`]) walks it.
+    #[inline]
+    pub(crate) fn write_hint(&self, lpn: u64, cursor: &mut u32) -> Option<u64> {
+        if let Some(f) = &self.full {
+            if f.map.contains_key(&lpn) || !f.stale.is_empty() || !f.clean.is_empty() {
+                return None;
+            }
+            let i = *cursor;
+            if i == NIL {
+                return None;
+            }
+            *cursor = self.links.next_of(i);
+            return Some(self.lines[i as usize].tag);
+        }
+        let base = self.set_base(lpn) as usize;
+        let mut best = (u64::MAX, None);
+        for l in &self.lines[base..base + self.ways as usize] {
+            if l.state != LineState::Dirty || l.tag == lpn {
+                return None;
+            }
+            if best.1.is_none() || l.time < best.0 {
+                best = (l.time, Some(l.tag));
+            }
+        }
+        best.1
+    }
+
     /// Flush the dirty line `i` on demand; returns its page.
     #[inline]
     fn evict(&mut self, i: u32) -> u64 {
@@ -362,7 +439,7 @@ impl OnBoardCache {
             }
             LineState::Clean => {
                 if let Some(f) = &mut self.full {
-                    f.clean.remove(&i);
+                    f.clean.remove(i);
                 }
             }
             LineState::Stale => {}

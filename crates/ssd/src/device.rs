@@ -44,6 +44,7 @@ use crate::cache::OnBoardCache;
 use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::flash::Flash;
+use crate::list::NIL;
 use crate::metrics::{CacheReport, FlashOps, Histogram, Report, Responses, Series, Timing};
 use std::collections::VecDeque;
 use wafer_ftl::FtlError;
@@ -51,6 +52,15 @@ use wafer_trace::{Op, Request};
 
 /// Points of the response-time series (it keeps between this and twice as many).
 pub const SERIES_POINTS: usize = 500;
+
+/// Requests per [`Ssd::prefetch`] hint in [`crate::run`]: enough independent cache
+/// misses to keep the memory system busy, few enough that their lines stay cached
+/// until used.
+pub const PREFETCH_AHEAD: usize = 64;
+
+/// Pages of one request hinted at most (the first ones; long requests are rare and
+/// their neighbouring mapping entries share cache lines).
+const HINT_PAGES: u64 = 8;
 
 /// When one request arrived, started and completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +92,8 @@ pub struct Ssd<F: Flash> {
     units: Vec<u64>,
     nunits: u64,
     page_size: u64,
+    /// `log2(page_size)` when it is a power of two (page numbers by shifting).
+    page_shift: Option<u32>,
     logical_pages: u64,
     started: bool,
     first_arrival: u64,
@@ -112,6 +124,10 @@ pub struct Ssd<F: Flash> {
     h_write: Histogram,
     series: Series,
     ops: FlashOps,
+    /// Scratch for [`Ssd::prefetch`].
+    hints: Vec<u64>,
+    /// APU flushes counted at the last [`Ssd::prefetch`].
+    apu_seen: u64,
 }
 
 impl<F: Flash> Ssd<F> {
@@ -124,6 +140,10 @@ impl<F: Flash> Ssd<F> {
             units: vec![0; nunits as usize],
             nunits: u64::from(nunits),
             page_size: flash.page_size(),
+            page_shift: flash
+                .page_size()
+                .is_power_of_two()
+                .then(|| flash.page_size().trailing_zeros()),
             logical_pages: flash.logical_pages(),
             cfg,
             flash,
@@ -154,6 +174,8 @@ impl<F: Flash> Ssd<F> {
             h_write: Histogram::default(),
             series: Series::new(SERIES_POINTS),
             ops: FlashOps::default(),
+            hints: Vec::new(),
+            apu_seen: 0,
         })
     }
 
@@ -180,6 +202,21 @@ impl<F: Flash> Ssd<F> {
         } else {
             (p % self.nunits) as usize
         }
+    }
+
+    /// First and last page of `req`, as [`Request::page_range`] but by shifts when the
+    /// page size allows (a 64-bit division is the dearest instruction on a request's
+    /// path), and with an end past 2^64 bytes saturated (out of range either way).
+    #[inline]
+    fn page_range(&self, req: &Request) -> Option<(u64, u64)> {
+        if req.len == 0 {
+            return None;
+        }
+        let last = req.offset.saturating_add(u64::from(req.len) - 1);
+        Some(match self.page_shift {
+            Some(s) => (req.offset >> s, last >> s),
+            None => (req.offset / self.page_size, last / self.page_size),
+        })
     }
 
     /// Account the busy interval `[s, e]` (`s >= free_at`): the gap before it is idle.
@@ -237,6 +274,70 @@ impl<F: Flash> Ssd<F> {
         self.area_t = t;
     }
 
+    /// Hint that `reqs` come next. Loads the flash back end's table entries for the
+    /// pages they will probably send to flash (a read that misses the cache, the
+    /// victim a write miss would flush, every page without a cache, and the next APU
+    /// victims, as many as flushed since the last hint) in one sweep of
+    /// independent loads, whose cache misses overlap instead of stalling the requests
+    /// one after the other. Changes nothing observable; [`crate::run`] calls it for
+    /// every [`PREFETCH_AHEAD`] requests, and a caller of [`Ssd::submit`] can too:
+    ///
+    /// ```
+    /// use wafer_ssd::{FtlFlash, Ssd, SsdConfig, PREFETCH_AHEAD};
+    /// use wafer_trace::{Op, Request};
+    /// let dev = wafer_ftl::Device::from_profile("samsung-k9")?;
+    /// let mut ssd = Ssd::new(SsdConfig::default(), FtlFlash::new(&dev)?)?;
+    /// let reqs: Vec<Request> = (0..1000u64)
+    ///     .map(|i| Request {
+    ///         time_ns: i * 1_000_000,
+    ///         offset: (i * 7919 % 4096) * 4096,
+    ///         len: 4096,
+    ///         dev: 0,
+    ///         op: Op::Write,
+    ///     })
+    ///     .collect();
+    /// for chunk in reqs.chunks(PREFETCH_AHEAD) {
+    ///     ssd.prefetch(chunk); // a hint: serving is the same without it
+    ///     for r in chunk {
+    ///         ssd.submit(r, r.time_ns)?;
+    ///     }
+    /// }
+    /// assert_eq!(ssd.finish().writes, 1000);
+    /// # Ok::<(), wafer_ssd::SsdError>(())
+    /// ```
+    pub fn prefetch(&mut self, reqs: &[Request]) {
+        if !self.flash.prefetches() {
+            return;
+        }
+        let mut hints = std::mem::take(&mut self.hints);
+        hints.clear();
+        let lp = self.logical_pages.max(1);
+        // APU flushes to come: as many as the last chunk of requests saw.
+        let mut cursor = NIL;
+        if let Some(c) = &self.cache {
+            let flushes = c.stats().apu_flushes;
+            let n = (flushes - self.apu_seen).min(PREFETCH_AHEAD as u64) as usize;
+            self.apu_seen = flushes;
+            cursor = c.apu_hints(n, &mut hints);
+        }
+        for r in reqs {
+            let Some((first, last)) = self.page_range(r) else {
+                continue;
+            };
+            for p in first..=last.min(first + HINT_PAGES - 1) {
+                let lpn = if p >= lp { p % lp } else { p };
+                let h = match (&self.cache, r.op) {
+                    (None, _) | (Some(_), Op::Trim) => Some(lpn),
+                    (Some(c), Op::Read) => c.read_hint(lpn),
+                    (Some(c), Op::Write) => c.write_hint(lpn, &mut cursor),
+                };
+                hints.extend(h);
+            }
+        }
+        self.flash.prefetch(&hints);
+        self.hints = hints;
+    }
+
     /// Serve one request arriving at `arrival_ns` (arrivals must be submitted in
     /// order; an earlier time is served as arriving with its predecessor).
     pub fn submit(&mut self, req: &Request, arrival_ns: u64) -> Result<Completion, SsdError> {
@@ -290,7 +391,7 @@ impl<F: Flash> Ssd<F> {
     /// Serve the pages of `req` from `start`; returns (completion, pages).
     #[inline]
     fn serve(&mut self, req: &Request, start: u64) -> Result<(u64, u64), SsdError> {
-        let Some((first, last)) = req.page_range(self.page_size) else {
+        let Some((first, last)) = self.page_range(req) else {
             return Ok((start, 0));
         };
         let lp = self.logical_pages;

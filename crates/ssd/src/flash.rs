@@ -23,6 +23,15 @@ pub trait Flash {
     fn program(&mut self, lpn: u64) -> Result<u64, SsdError>;
     /// Discard one page (no flash time).
     fn trim(&mut self, lpn: u64) -> Result<(), SsdError>;
+    /// Whether [`Flash::prefetch`] does anything (the device skips working out hints
+    /// for a back end that ignores them).
+    fn prefetches(&self) -> bool {
+        false
+    }
+    /// Hint that the pages `lpns` are about to be read, programmed or trimmed. Changes
+    /// nothing observable; a back end with large tables loads their entries so that the
+    /// cache misses of a batch overlap (see [`wafer_ftl::Ftl::prefetch`]).
+    fn prefetch(&self, _lpns: &[u64]) {}
     /// The FTL's counters, when there is an FTL.
     fn ftl_counters(&self) -> Option<Counters>;
 }
@@ -89,6 +98,13 @@ impl Flash for FtlFlash {
     }
     fn trim(&mut self, lpn: u64) -> Result<(), SsdError> {
         Ok(self.ftl.trim(lpn, 1)?)
+    }
+    fn prefetches(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn prefetch(&self, lpns: &[u64]) {
+        self.ftl.prefetch(lpns);
     }
     fn ftl_counters(&self) -> Option<Counters> {
         Some(self.ftl.counters().clone())

@@ -31,13 +31,14 @@ mod config;
 pub mod device;
 mod error;
 mod flash;
+mod lineset;
 mod list;
 pub mod metrics;
 
 pub use arrival::{run, Arrival, Arrivals, VecReader};
 pub use cache::{CacheStats, Line, LineState, OnBoardCache};
 pub use config::{parse_duration_ns, Apu, Assoc, CacheConfig, SsdConfig};
-pub use device::{Completion, Ssd};
+pub use device::{Completion, Ssd, PREFETCH_AHEAD};
 pub use error::SsdError;
 pub use flash::{FixedFlash, Flash, FtlFlash};
 pub use metrics::Report;
