@@ -33,7 +33,7 @@ use wafer_trace::{Densifier, Granularity, Op, RequestReader};
 use crate::after::{AfterSink, IoKind, StorageOp};
 use crate::error::SimError;
 use crate::metrics::{BlockUtilization, BurstTracker, MergeTracker, Metrics, Series};
-use crate::policy::{Access, IoSink, Policy, PolicyCtx};
+use crate::policy::{Access, IoSink, Policy, PolicyCtx, NO_KEY};
 use crate::prepared::{block_key, PreparedTrace};
 
 /// Storage costs of paper 002 (SLC flash): read 25 µs, program 200 µs.
@@ -391,6 +391,11 @@ impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
 
 impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
     #[inline]
+    fn key(&self, page: u32) -> u64 {
+        self.keys.key_of(page)
+    }
+
+    #[inline]
     fn write_back(&mut self, page: u32) {
         if self.run.measuring {
             self.run.m.page_writes += 1;
@@ -500,7 +505,11 @@ fn run_prepared<P: Policy, A: AfterSink>(
             } else {
                 0
             },
-            key: keys[page as usize],
+            key: if P::NEEDS_KEY {
+                keys[page as usize]
+            } else {
+                NO_KEY
+            },
             op,
             index,
             next_use: if P::NEEDS_NEXT_USE {
@@ -568,7 +577,7 @@ fn run_stream<P: Policy, A: AfterSink>(
                 let a = Access {
                     page,
                     block,
-                    key,
+                    key: if P::NEEDS_KEY { key } else { NO_KEY },
                     op: req.op,
                     index,
                     next_use: u64::MAX,
