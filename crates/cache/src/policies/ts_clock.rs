@@ -219,6 +219,12 @@ pub struct TsClock {
     sorted: Vec<Vec<(u32, u32)>>,
     /// Per block: dirty resident pages whose count is not 0.
     non_zero: Vec<u32>,
+    /// Largest `non_zero` whose dirty count is 1: `ppb div levels`.
+    one_max: u32,
+    /// Blocks whose `non_zero` exceeds `one_max`. While there are none, every warm
+    /// dirty page's count is 1, so a hit on one needs no block state (the common case
+    /// with large blocks: 1024 pages, count 2 needs 257 warm dirty pages in a block).
+    crowded: u32,
     /// The s-hand's page, [`NIL`] when null.
     s_hand: u32,
     /// The s-hand page's block and offset (its place in `sorted`), when not null.
@@ -357,18 +363,21 @@ impl TsClock {
             }
             self.hot[h as usize].set_refc(hh.refc() - 1);
             if hh.refc() == 1 && hh.state() == DIRTY {
-                self.non_zero[self.loc[h as usize].block as usize] -= 1;
+                self.cool(self.loc[h as usize].block as usize);
             }
             self.ring.rotate();
         }
     }
 
     /// The s-hand's walk once the t-hand stopped on the dirty page `h` with count 0
-    /// (Fig. 2 line 31-43).
+    /// (Fig. 2 line 31-43). The block of `h` is looked up only when the walk needs
+    /// it (a null s-hand, or the end of the s-hand's block list).
     fn s_hand_victim(&mut self, h: u32) -> Victim {
-        let hb = self.loc[h as usize].block as usize;
+        let mut hb = None;
         let (mut sb, mut si) = if self.s_hand == NIL {
-            (hb, 0)
+            let b = self.loc[h as usize].block as usize;
+            hb = Some(b);
+            (b, 0)
         } else {
             let (b, off) = self.s_at;
             let at = self.sorted[b as usize]
@@ -376,12 +385,16 @@ impl TsClock {
                 .expect("the s-hand page is in its block's sorted list");
             (b as usize, at)
         };
-        let bound = self.sorted[sb].len() + self.sorted[hb].len();
-        for _ in 0..bound {
+        // Item 7: within |list of the s-hand's block| + |list of h's block| steps;
+        // past the first term the walk has wrapped, so `hb` is known.
+        let first = self.sorted[sb].len();
+        let mut steps = 0;
+        loop {
             let s = self.sorted[sb][si].1;
             let at = (sb, si);
             if si + 1 == self.sorted[sb].len() {
-                (sb, si) = (hb, 0);
+                let b = *hb.get_or_insert_with(|| self.loc[h as usize].block as usize);
+                (sb, si) = (b, 0);
             } else {
                 si += 1;
             }
@@ -391,8 +404,35 @@ impl TsClock {
                 self.s_at = (sb as u32, off);
                 return (s, h, Some(at));
             }
+            steps += 1;
+            if steps >= first {
+                let bound = first + self.sorted[hb.expect("the walk wrapped")].len();
+                assert!(
+                    steps < bound,
+                    "TS-CLOCK s-hand found no page with count 0 within {bound} steps"
+                );
+            }
         }
-        panic!("TS-CLOCK s-hand found no page with count 0 within {bound} steps");
+    }
+
+    /// A dirty page of block `b` becomes warm: `non_zero[b] += 1`.
+    #[inline]
+    fn warm(&mut self, b: usize) {
+        let n = &mut self.non_zero[b];
+        *n += 1;
+        if *n == self.one_max + 1 {
+            self.crowded += 1;
+        }
+    }
+
+    /// A warm dirty page of block `b` cools or leaves: `non_zero[b] -= 1`.
+    #[inline]
+    fn cool(&mut self, b: usize) {
+        let n = &mut self.non_zero[b];
+        if *n == self.one_max + 1 {
+            self.crowded -= 1;
+        }
+        *n -= 1;
     }
 
     /// Drop the victim and place the t-hand as §7.3 says.
@@ -445,9 +485,12 @@ impl Policy for TsClock {
             loc: Vec::new(),
             sorted: Vec::new(),
             non_zero: Vec::new(),
+            one_max: 0,
+            crowded: 0,
             s_hand: NIL,
             s_at: (0, 0),
         };
+        p.one_max = p.ppb / p.levels;
         if p.ppb <= TABLE_PPB {
             p.count_of = (0..=p.ppb).map(|nz| p.dirty_count_slow(nz)).collect();
         }
@@ -471,7 +514,7 @@ impl Policy for TsClock {
                 self.hot[pi].set_state(DIRTY);
                 let b = self.sorted_insert(p);
                 if before.refc() > 0 {
-                    self.non_zero[b] += 1;
+                    self.warm(b);
                 }
             }
             self.count_dirty(pi);
@@ -533,7 +576,7 @@ impl Policy for TsClock {
                 .expect("a dirty page is in its block's sorted list");
             self.sorted[b].remove(at);
             if self.hot[pi].refc() > 0 {
-                self.non_zero[b] -= 1;
+                self.cool(b);
             }
         }
         if self.s_hand == page {
@@ -551,9 +594,14 @@ impl TsClock {
     /// if its count was 0, then gets `ceil(levels · non_zero / ppb)`.
     #[inline]
     fn count_dirty(&mut self, pi: usize) {
+        if self.hot[pi].refc() > 0 && self.crowded == 0 {
+            // Counted already, in a block with at most `one_max` warm dirty pages.
+            self.hot[pi].set_refc(1);
+            return;
+        }
         let b = self.loc[pi].block as usize;
         if self.hot[pi].refc() == 0 {
-            self.non_zero[b] += 1;
+            self.warm(b);
         }
         let c = self.dirty_count(self.non_zero[b]);
         self.hot[pi].set_refc(c);
@@ -648,7 +696,7 @@ mod tests {
             if dirty {
                 p.sorted_insert(page);
                 if refc > 0 {
-                    p.non_zero[block as usize] += 1;
+                    p.warm(block as usize);
                 }
             }
         }
@@ -1068,6 +1116,13 @@ mod tests {
             ds.sort_unstable();
             if fast.len() != slow.len() || fast.s_hand != slow.s_hand() || df != ds {
                 return Err(format!("step {i}: state differs"));
+            }
+            let crowded = fast.non_zero.iter().filter(|&&n| n > fast.one_max).count();
+            if fast.crowded as usize != crowded {
+                return Err(format!(
+                    "step {i}: {} crowded blocks counted, {crowded} are",
+                    fast.crowded
+                ));
             }
         }
         Ok(())
