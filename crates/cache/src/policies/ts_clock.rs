@@ -60,15 +60,24 @@
 //! of at most d entries, d = dirty pages of the block, at most ppb). Eviction is
 //! amortised O(1) in t-hand steps (each undoes part of a count some access set, counts
 //! are at most `levels`); the s-hand walk is bounded as in 7. above. The clock is a
-//! ring buffer (§0.6's queue); a page leaving from inside it (an s-hand victim, a trim)
-//! leaves a tombstone, dropped when it reaches the hand or by a compaction once
-//! tombstones outnumber resident pages. Blocks are numbered by the policy on a page's
-//! first miss (one hash lookup per distinct page), so hits on clean pages touch no
-//! block state. No allocation per access once the ring, the lists and the block table
-//! have grown.
+//! power-of-two ring buffer (`crate::ring`, §0.6's queue); a page leaving from inside
+//! it (an s-hand victim, a trim) leaves a tombstone, dropped when it reaches the hand
+//! or by a compaction once tombstones outnumber resident pages. No allocation per
+//! access once the ring, the lists and the block table have grown.
+//!
+//! What the hot path avoids, since each is a random read in a table of the whole
+//! universe (`BENCHMARKS.md`, "Cache policies"): the page's key is asked for
+//! ([`IoSink::key`], [`Policy::NEEDS_KEY`] false) only on its first miss, to number
+//! its block (one hash lookup per distinct page) and keep its offset; hits on clean
+//! pages touch no block state; hits on warm dirty pages touch none either while no
+//! block has more than `ppb / levels` warm dirty pages (their count is then 1, see
+//! `crowded`); the s-hand keeps its place as (block, offset) and looks up the t-hand
+//! page's block only when its walk reaches the end of a list; dirty counts come from a
+//! table instead of a division.
 //! Memory: 10 bytes per page of the universe (count and state in one byte, tombstone
-//! count, block id, offset), 4 bytes per cached page (ring, up to twice that with
-//! tombstones), 8 bytes per dirty page (sorted-list entries, kept at each block's
+//! count, block id and offset in one 8-byte entry), 4 bytes per ring slot (slots = the
+//! largest ring length rounded up to a power of two: 4 to 16 bytes per cached page
+//! with tombstones), 8 bytes per dirty page (sorted-list entries, kept at each block's
 //! high-water mark), about 44 bytes per block (list header, `non_zero`, hash entry).
 
 use rustc_hash::FxHashMap;
@@ -592,13 +601,18 @@ impl Policy for TsClock {
 impl TsClock {
     /// The count of the accessed dirty page `pi` (line 19-22): it joins `non_zero`
     /// if its count was 0, then gets `ceil(levels · non_zero / ppb)`.
-    #[inline]
+    #[inline(always)]
     fn count_dirty(&mut self, pi: usize) {
         if self.hot[pi].refc() > 0 && self.crowded == 0 {
             // Counted already, in a block with at most `one_max` warm dirty pages.
             self.hot[pi].set_refc(1);
             return;
         }
+        self.count_dirty_by_block(pi);
+    }
+
+    /// [`TsClock::count_dirty`] through the page's block.
+    fn count_dirty_by_block(&mut self, pi: usize) {
         let b = self.loc[pi].block as usize;
         if self.hot[pi].refc() == 0 {
             self.warm(b);
