@@ -410,7 +410,7 @@ struct Tap<'r, K: ?Sized, A> {
 }
 
 impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, key: u64, kind: IoKind) {
         let r = &mut *self.run;
         let blk = r.blocks.of(key);
@@ -440,6 +440,16 @@ impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
             self.run.m.page_writes += 1;
             self.run.m.evictions += 1;
             let key = self.keys.key_of(page);
+            self.write(key, IoKind::WriteBack);
+        }
+    }
+
+    #[inline]
+    fn write_back_keyed(&mut self, page: u32, key: u64) {
+        debug_assert_eq!(key, self.keys.key_of(page), "key of page {page}");
+        if self.run.measuring {
+            self.run.m.page_writes += 1;
+            self.run.m.evictions += 1;
             self.write(key, IoKind::WriteBack);
         }
     }

@@ -59,6 +59,14 @@ impl Default for PolicyCtx {
 pub trait IoSink {
     /// A dirty page leaves the cache (or is cleaned in place) and is written to storage.
     fn write_back(&mut self, page: u32);
+    /// [`IoSink::write_back`] of a page whose key the policy holds already (a block
+    /// flush sorted by key): the same report, without the engine looking the key up
+    /// again in its table of every page.
+    #[inline]
+    fn write_back_keyed(&mut self, page: u32, key: u64) {
+        let _ = key;
+        self.write_back(page);
+    }
     /// A clean page leaves the cache; no I/O.
     fn drop_clean(&mut self, page: u32);
     /// A block-level policy reads a non-resident page to pad a block write (BPLRU).

@@ -154,13 +154,13 @@ impl Bplru {
             let mut it = sorted.iter().peekable();
             for k in base..base + u64::from(ppb) {
                 match it.next_if(|e| e.0 == k) {
-                    Some(&(_, p)) => io.write_back(p),
+                    Some(&(k, p)) => io.write_back_keyed(p, k),
                     None => io.pad_write(k),
                 }
             }
         } else {
-            for &(_, p) in sorted {
-                io.write_back(p);
+            for &(k, p) in sorted {
+                io.write_back_keyed(p, k);
             }
         }
         io.end_group();
