@@ -33,8 +33,9 @@ use wafer_trace::{Densifier, Granularity, Op, RequestReader};
 use crate::after::{AfterSink, IoKind, StorageOp};
 use crate::error::SimError;
 use crate::metrics::{BlockUtilization, BurstTracker, MergeTracker, Metrics, Series};
-use crate::policy::{Access, IoSink, Policy, PolicyCtx};
+use crate::policy::{Access, IoSink, Policy, PolicyCtx, NO_KEY};
 use crate::prepared::{block_key, PreparedTrace};
+use wafer_trace::request::DEV_SHIFT;
 
 /// Storage costs of paper 002 (SLC flash): read 25 µs, program 200 µs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -168,6 +169,7 @@ struct Run {
     group: u64,
     groups_opened: u64,
     ppb: u32,
+    blocks: BlockMemo,
     wb: BurstTracker,
     strict: BurstTracker,
     merge: MergeTracker,
@@ -197,6 +199,7 @@ impl Run {
             group: 0,
             groups_opened: 0,
             ppb: cfg.pages_per_block.max(1),
+            blocks: BlockMemo::new(cfg.pages_per_block),
             wb: BurstTracker::default(),
             strict: BurstTracker::default(),
             merge: MergeTracker::default(),
@@ -363,6 +366,42 @@ impl Run {
     }
 }
 
+/// [`block_key`] with the last block remembered: the pages of one block flush (a
+/// block-level policy writes up to ppb of them in a row) cost one division, not one
+/// each.
+struct BlockMemo {
+    ppb: u64,
+    /// Key of the first page of the last block (device bits included).
+    base: u64,
+    /// Its block key.
+    block: u64,
+}
+
+impl BlockMemo {
+    fn new(ppb: u32) -> BlockMemo {
+        BlockMemo {
+            ppb: u64::from(ppb.max(1)),
+            base: u64::MAX,
+            block: u64::MAX,
+        }
+    }
+
+    /// `block_key(key, ppb)`.
+    #[inline]
+    fn of(&mut self, key: u64) -> u64 {
+        let d = key.wrapping_sub(self.base);
+        // Same device too: a last block cut short at the top of a device's page
+        // space must not take in the first pages of the next device.
+        if d < self.ppb && (key ^ self.base) >> DEV_SHIFT == 0 {
+            return self.block;
+        }
+        self.block = block_key(key, self.ppb as u32);
+        let page = key & ((1u64 << DEV_SHIFT) - 1);
+        self.base = key - page % self.ppb;
+        self.block
+    }
+}
+
 /// The [`IoSink`] handed to the policy for one access.
 struct Tap<'r, K: ?Sized, A> {
     run: &'r mut Run,
@@ -371,10 +410,10 @@ struct Tap<'r, K: ?Sized, A> {
 }
 
 impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, key: u64, kind: IoKind) {
         let r = &mut *self.run;
-        let blk = block_key(key, r.ppb);
+        let blk = r.blocks.of(key);
         r.wb.write(blk);
         r.strict.write(blk);
         r.merge.write(r.access, key);
@@ -391,11 +430,26 @@ impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
 
 impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
     #[inline]
+    fn key(&self, page: u32) -> u64 {
+        self.keys.key_of(page)
+    }
+
+    #[inline]
     fn write_back(&mut self, page: u32) {
         if self.run.measuring {
             self.run.m.page_writes += 1;
             self.run.m.evictions += 1;
             let key = self.keys.key_of(page);
+            self.write(key, IoKind::WriteBack);
+        }
+    }
+
+    #[inline]
+    fn write_back_keyed(&mut self, page: u32, key: u64) {
+        debug_assert_eq!(key, self.keys.key_of(page), "key of page {page}");
+        if self.run.measuring {
+            self.run.m.page_writes += 1;
+            self.run.m.evictions += 1;
             self.write(key, IoKind::WriteBack);
         }
     }
@@ -407,6 +461,7 @@ impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
         }
     }
 
+    #[inline]
     fn pad_read(&mut self, key: u64) {
         let r = &mut *self.run;
         if r.measuring {
@@ -425,6 +480,7 @@ impl<K: KeyOf + ?Sized, A: AfterSink> IoSink for Tap<'_, K, A> {
         }
     }
 
+    #[inline]
     fn pad_write(&mut self, key: u64) {
         if self.run.measuring {
             self.run.m.pad_writes += 1;
@@ -500,7 +556,11 @@ fn run_prepared<P: Policy, A: AfterSink>(
             } else {
                 0
             },
-            key: keys[page as usize],
+            key: if P::NEEDS_KEY {
+                keys[page as usize]
+            } else {
+                NO_KEY
+            },
             op,
             index,
             next_use: if P::NEEDS_NEXT_USE {
@@ -568,7 +628,7 @@ fn run_stream<P: Policy, A: AfterSink>(
                 let a = Access {
                     page,
                     block,
-                    key,
+                    key: if P::NEEDS_KEY { key } else { NO_KEY },
                     op: req.op,
                     index,
                     next_use: u64::MAX,
@@ -616,6 +676,27 @@ mod tests {
     use crate::registry::{run_policy, PolicySpec, POLICIES};
     use crate::testutil::{requests, VecReader};
     use wafer_trace::Request;
+
+    /// The remembered block is `block_key` on runs within a block, jumps, other
+    /// devices, and a last block cut short at the top of a device's page space.
+    #[test]
+    fn block_memo_is_block_key() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let top = (1u64 << DEV_SHIFT) - 1;
+        for ppb in [1u32, 3, 4, 7, 1024, 6144] {
+            let mut m = BlockMemo::new(ppb);
+            let mut key = 0u64;
+            for _ in 0..20_000 {
+                key = match rng.gen_range(0..4) {
+                    0 => wafer_trace::page_key(rng.gen_range(0..3), rng.gen_range(0..50_000)),
+                    1 => wafer_trace::page_key(rng.gen_range(0..3), top - rng.gen_range(0..8)),
+                    _ => key.wrapping_add(1),
+                };
+                assert_eq!(m.of(key), block_key(key, ppb), "key {key:#x}, ppb {ppb}");
+            }
+        }
+    }
 
     fn cfg(cap: u32) -> SimConfig {
         SimConfig {

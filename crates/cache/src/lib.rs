@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod policy;
 pub mod prepared;
 pub mod registry;
+mod ring;
 
 pub use after::{AfterSink, IoKind, NullSink, StorageOp};
 pub use engine::{simulate, CostModel, Input, SimConfig};

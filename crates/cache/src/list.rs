@@ -1,38 +1,48 @@
 //! Intrusive doubly-linked lists threaded through one array of links indexed by dense
 //! page id. A page is on at most one list of a given [`Links`] array; several lists
 //! (ARC's T1/T2/B1/B2) share one array. All operations are O(1) and allocation-free
-//! once the array is sized.
+//! once the array is sized. A node's two links sit together (8 bytes), so touching a
+//! node is one cache line, not two: an unlink touches three random nodes.
 
 /// Marker for "no node".
 pub const NIL: u32 = u32::MAX;
 
+/// One node's links.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    prev: u32,
+    next: u32,
+}
+
+const UNLINKED: Node = Node {
+    prev: NIL,
+    next: NIL,
+};
+
 /// Per-node links shared by all lists over the same ids.
 #[derive(Clone, Debug, Default)]
 pub struct Links {
-    prev: Vec<u32>,
-    next: Vec<u32>,
+    nodes: Vec<Node>,
 }
 
 impl Links {
     /// Links for ids `< n`.
     pub fn new(n: u32) -> Self {
         Links {
-            prev: vec![NIL; n as usize],
-            next: vec![NIL; n as usize],
+            nodes: vec![UNLINKED; n as usize],
         }
     }
 
     /// Grow to ids `< n` (never shrinks).
     pub fn reserve(&mut self, n: u32) {
-        if n as usize > self.prev.len() {
-            self.prev.resize(n as usize, NIL);
-            self.next.resize(n as usize, NIL);
+        if n as usize > self.nodes.len() {
+            self.nodes.resize(n as usize, UNLINKED);
         }
     }
 
     /// Number of ids the links can hold.
     pub fn size(&self) -> u32 {
-        self.prev.len() as u32
+        self.nodes.len() as u32
     }
 }
 
@@ -88,14 +98,14 @@ impl IndexList {
     /// Node after `id` towards the tail.
     #[inline]
     pub fn next(&self, l: &Links, id: u32) -> Option<u32> {
-        let n = l.next[id as usize];
+        let n = l.nodes[id as usize].next;
         (n != NIL).then_some(n)
     }
 
     /// Node before `id` towards the head.
     #[inline]
     pub fn prev(&self, l: &Links, id: u32) -> Option<u32> {
-        let p = l.prev[id as usize];
+        let p = l.nodes[id as usize].prev;
         (p != NIL).then_some(p)
     }
 
@@ -103,10 +113,10 @@ impl IndexList {
     #[inline]
     pub fn push_front(&mut self, l: &mut Links, id: u32) {
         let i = id as usize;
-        l.prev[i] = NIL;
-        l.next[i] = self.head;
+        l.nodes[i].prev = NIL;
+        l.nodes[i].next = self.head;
         if self.head != NIL {
-            l.prev[self.head as usize] = id;
+            l.nodes[self.head as usize].prev = id;
         } else {
             self.tail = id;
         }
@@ -118,10 +128,10 @@ impl IndexList {
     #[inline]
     pub fn push_back(&mut self, l: &mut Links, id: u32) {
         let i = id as usize;
-        l.next[i] = NIL;
-        l.prev[i] = self.tail;
+        l.nodes[i].next = NIL;
+        l.nodes[i].prev = self.tail;
         if self.tail != NIL {
-            l.next[self.tail as usize] = id;
+            l.nodes[self.tail as usize].next = id;
         } else {
             self.head = id;
         }
@@ -132,15 +142,15 @@ impl IndexList {
     /// Insert `id` (not on any list) just before `at` (towards the head).
     #[inline]
     pub fn insert_before(&mut self, l: &mut Links, at: u32, id: u32) {
-        let p = l.prev[at as usize];
+        let p = l.nodes[at as usize].prev;
         if p == NIL {
             self.push_front(l, id);
             return;
         }
-        l.prev[id as usize] = p;
-        l.next[id as usize] = at;
-        l.next[p as usize] = id;
-        l.prev[at as usize] = id;
+        l.nodes[id as usize].prev = p;
+        l.nodes[id as usize].next = at;
+        l.nodes[p as usize].next = id;
+        l.nodes[at as usize].prev = id;
         self.len += 1;
     }
 
@@ -148,19 +158,19 @@ impl IndexList {
     #[inline]
     pub fn remove(&mut self, l: &mut Links, id: u32) {
         let i = id as usize;
-        let (p, n) = (l.prev[i], l.next[i]);
+        let (p, n) = (l.nodes[i].prev, l.nodes[i].next);
         if p != NIL {
-            l.next[p as usize] = n;
+            l.nodes[p as usize].next = n;
         } else {
             self.head = n;
         }
         if n != NIL {
-            l.prev[n as usize] = p;
+            l.nodes[n as usize].prev = p;
         } else {
             self.tail = p;
         }
-        l.prev[i] = NIL;
-        l.next[i] = NIL;
+        l.nodes[i].prev = NIL;
+        l.nodes[i].next = NIL;
         self.len -= 1;
     }
 
@@ -206,7 +216,7 @@ impl IndexList {
                 return None;
             }
             let c = cur;
-            cur = l.next[c as usize];
+            cur = l.nodes[c as usize].next;
             Some(c)
         })
     }

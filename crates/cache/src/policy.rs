@@ -19,6 +19,8 @@ pub struct Access {
     pub block: u32,
     /// The page's key: page number with the device folded in (`wafer_trace::page_key`).
     /// Order-sensitive policies (Sorted-Clock, block flush order) sort by it.
+    /// [`NO_KEY`] for policies without [`Policy::NEEDS_KEY`] (they ask
+    /// [`IoSink::key`] when they need it).
     pub key: u64,
     /// Read or write (trims never reach a policy).
     pub op: Op,
@@ -28,6 +30,9 @@ pub struct Access {
     /// for policies with [`Policy::NEEDS_NEXT_USE`] (Belady), else `u64::MAX`.
     pub next_use: u64,
 }
+
+/// [`Access::key`] of a policy that does not need it on every access.
+pub const NO_KEY: u64 = u64::MAX;
 
 /// Facts about the run a policy may need at construction.
 #[derive(Clone, Copy, Debug)]
@@ -54,6 +59,14 @@ impl Default for PolicyCtx {
 pub trait IoSink {
     /// A dirty page leaves the cache (or is cleaned in place) and is written to storage.
     fn write_back(&mut self, page: u32);
+    /// [`IoSink::write_back`] of a page whose key the policy holds already (a block
+    /// flush sorted by key): the same report, without the engine looking the key up
+    /// again in its table of every page.
+    #[inline]
+    fn write_back_keyed(&mut self, page: u32, key: u64) {
+        let _ = key;
+        self.write_back(page);
+    }
     /// A clean page leaves the cache; no I/O.
     fn drop_clean(&mut self, page: u32);
     /// A block-level policy reads a non-resident page to pad a block write (BPLRU).
@@ -63,6 +76,11 @@ pub trait IoSink {
     /// A block-level policy writes a clean or padded page, given by key (see
     /// [`IoSink::pad_read`]), as part of a block write.
     fn pad_write(&mut self, key: u64);
+    /// The key of the dense page id `page` (what [`Access::key`] holds when it is
+    /// filled), for a policy that needs keys only now and then ([`Policy::NEEDS_KEY`]
+    /// false): looking a key up costs a random read in a large table, which the
+    /// engine then does only when the policy asks.
+    fn key(&self, page: u32) -> u64;
     /// The following reports form one eviction group (one victim block), ended by
     /// [`IoSink::end_group`]; a replayer may merge a group into one request.
     fn begin_group(&mut self);
@@ -148,6 +166,10 @@ pub trait Policy: Sized {
 
     /// Whether [`Access::next_use`] must be computed (an offline policy).
     const NEEDS_NEXT_USE: bool = false;
+    /// Whether [`Access::key`] must be filled on every access. A policy that needs
+    /// the key only on rare paths (TS-CLOCK: a page's first miss) sets this false,
+    /// gets [`NO_KEY`] there and asks [`IoSink::key`] instead.
+    const NEEDS_KEY: bool = true;
     /// Whether [`Access::block`] must be computed.
     const BLOCK_AWARE: bool = false;
     /// Whether read misses bypass the cache (served from storage, nothing allocated):

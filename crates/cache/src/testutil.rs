@@ -32,6 +32,10 @@ pub struct Recorder {
 }
 
 impl IoSink for Recorder {
+    /// Page numbers are dense ids and keys here.
+    fn key(&self, page: u32) -> u64 {
+        u64::from(page)
+    }
     fn write_back(&mut self, page: u32) {
         self.events.push(Ev::Wb(page));
     }
@@ -149,7 +153,11 @@ pub fn run_ctx<P: Policy>(
         let a = Access {
             page,
             block: page / ppb,
-            key: u64::from(page),
+            key: if P::NEEDS_KEY {
+                u64::from(page)
+            } else {
+                crate::policy::NO_KEY
+            },
             op,
             index: i as u64,
             next_use: if P::NEEDS_NEXT_USE {

@@ -36,6 +36,9 @@ struct Events {
 }
 
 impl IoSink for Events {
+    fn key(&self, p: u32) -> u64 {
+        u64::from(p)
+    }
     fn write_back(&mut self, p: u32) {
         self.wb.push(p);
         self.any += 1;
@@ -104,7 +107,11 @@ impl PolicyVisitor for Drive<'_> {
             let a = Access {
                 page,
                 block: page / self.ppb,
-                key: u64::from(page),
+                key: if P::NEEDS_KEY {
+                    u64::from(page)
+                } else {
+                    wafer_cache::policy::NO_KEY
+                },
                 op,
                 index: i as u64,
                 next_use: if P::NEEDS_NEXT_USE { next[i] } else { u64::MAX },

@@ -140,9 +140,9 @@ impl BlockGroups {
     pub fn evict<S: IoSink>(&mut self, block: u32, io: &mut S) -> u32 {
         self.sorted(block);
         io.begin_group();
-        for &(_, p) in &self.scratch {
+        for &(k, p) in &self.scratch {
             if self.state[p as usize] == DIRTY {
-                io.write_back(p);
+                io.write_back_keyed(p, k);
             } else {
                 io.drop_clean(p);
             }

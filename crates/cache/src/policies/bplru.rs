@@ -154,13 +154,13 @@ impl Bplru {
             let mut it = sorted.iter().peekable();
             for k in base..base + u64::from(ppb) {
                 match it.next_if(|e| e.0 == k) {
-                    Some(&(_, p)) => io.write_back(p),
+                    Some(&(k, p)) => io.write_back_keyed(p, k),
                     None => io.pad_write(k),
                 }
             }
         } else {
-            for &(_, p) in sorted {
-                io.write_back(p);
+            for &(k, p) in sorted {
+                io.write_back_keyed(p, k);
             }
         }
         io.end_group();
@@ -179,6 +179,8 @@ impl Policy for Bplru {
     const FLASH_AWARE: bool = true;
     const BLOCK_AWARE: bool = true;
     const BYPASSES_READS: bool = true;
+    /// Reads (most accesses) need no key: writes ask [`IoSink::key`].
+    const NEEDS_KEY: bool = false;
 
     fn new(capacity: u32, params: &BplruParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let mut p = Bplru {
@@ -201,7 +203,8 @@ impl Policy for Bplru {
         if a.op != Op::Write {
             return resident;
         }
-        let off = offset_in_block(a.key, self.ppb);
+        let key = io.key(a.page);
+        let off = offset_in_block(key, self.ppb);
         self.touch(a.block, off);
         if resident {
             return true;
@@ -213,7 +216,7 @@ impl Policy for Bplru {
                 self.touch(a.block, off);
             }
         }
-        self.pages.insert(a.page, a.block, a.key, true);
+        self.pages.insert(a.page, a.block, key, true);
         let b = a.block as usize;
         let seq = &mut self.seq_next[b];
         if *seq == off {
