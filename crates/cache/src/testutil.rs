@@ -228,3 +228,30 @@ impl wafer_trace::RequestReader for VecReader {
         &self.meta
     }
 }
+
+/// A long skewed op sequence for differential tests: `(kind, page)` with kind 0-2 an
+/// access (the caller maps kinds to reads and writes) and 3 a trim with probability
+/// `trim_p`; 70 % of the pages come from a hot set `0..hot`, the rest from a scan
+/// cycling over `1000..=scan_end`. Deterministic in `seed`.
+#[cfg(test)]
+pub fn skewed_ops(seed: u64, len: usize, trim_p: f64, hot: u32, scan_end: u32) -> Vec<(u8, u32)> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let mut scan = 1000u32;
+    (0..len)
+        .map(|_| {
+            let kind = if rng.gen_bool(trim_p) {
+                3
+            } else {
+                rng.gen_range(0..3u8)
+            };
+            let page = if rng.gen_bool(0.7) {
+                rng.gen_range(0..hot)
+            } else {
+                scan = if scan >= scan_end { 1000 } else { scan + 1 };
+                scan
+            };
+            (kind, page)
+        })
+        .collect()
+}

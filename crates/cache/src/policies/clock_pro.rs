@@ -529,25 +529,8 @@ mod tests {
     /// ones rarely do: many hot pages, full non-resident bookkeeping.
     #[test]
     fn matches_the_stepping_reference_on_long_skewed_traces() {
-        use rand::{Rng, SeedableRng};
         for seed in 0..12u64 {
-            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-            let mut ops = Vec::with_capacity(30_000);
-            let mut scan = 1000u32;
-            for _ in 0..30_000 {
-                let kind = if rng.gen_bool(0.02) {
-                    3
-                } else {
-                    rng.gen_range(0..3u8)
-                };
-                let page = if rng.gen_bool(0.7) {
-                    rng.gen_range(0..150u32)
-                } else {
-                    scan = if scan >= 1600 { 1000 } else { scan + 1 };
-                    scan
-                };
-                ops.push((kind, page));
-            }
+            let ops = crate::testutil::skewed_ops(seed, 30_000, 0.02, 150, 1600);
             let cap = 20 + (seed as u32) * 9;
             check_against_reference(&ops, cap, 0.01 + 0.03 * seed as f64).unwrap();
         }

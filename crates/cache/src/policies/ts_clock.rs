@@ -1165,23 +1165,7 @@ mod tests {
     #[test]
     fn matches_the_previous_implementation_on_long_skewed_traces() {
         for seed in 0..12u64 {
-            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-            let mut ops = Vec::with_capacity(40_000);
-            let mut scan = 1000u32;
-            for _ in 0..40_000 {
-                let kind = if rng.gen_bool(0.01) {
-                    3
-                } else {
-                    rng.gen_range(0..3u8)
-                };
-                let page = if rng.gen_bool(0.7) {
-                    rng.gen_range(0..300u32)
-                } else {
-                    scan = if scan >= 1900 { 1000 } else { scan + 1 };
-                    scan
-                };
-                ops.push((kind, page));
-            }
+            let ops = crate::testutil::skewed_ops(seed, 40_000, 0.01, 300, 1900);
             let cap = 40 + (seed as u32) * 23;
             let params = TsClockParams {
                 ppb: None,
