@@ -252,7 +252,11 @@ impl Run {
             after.push(&StorageOp {
                 op: Op::Read,
                 kind: IoKind::Miss,
-                key: a.key,
+                key: if P::NEEDS_KEY {
+                    a.key
+                } else {
+                    keys.key_of(a.page)
+                },
                 access: a.index,
                 time_ns: time,
                 group: 0,

@@ -10,7 +10,9 @@
 //!   dirtying is written back exactly once, and conservation holds:
 //!   write accesses = write-backs + dirty at end + absorbed overwrites;
 //! * the dirty pages the policy reports at the end are exactly those of the model;
-//! * hits + misses = accesses, and the engine agrees with the direct run;
+//! * hits + misses = accesses, and the engine agrees with the direct run, on a
+//!   prepared and on a streamed trace: same counts, and an after-cache trace whose
+//!   write-backs and miss reads carry the keys of the pages the policy named;
 //! * with capacity >= universe, only cold misses (non-block policies);
 //! * OPT's hits >= every other demand-paging policy's hits (not a write buffer that
 //!   bypasses reads, `Policy::BYPASSES_READS`).
@@ -18,12 +20,12 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use wafer_cache::after::NullSink;
+use wafer_cache::after::{IoKind, VecSink};
 use wafer_cache::registry::{with_policy, PolicyVisitor};
 use wafer_cache::{
     run_policy, Access, Input, IoSink, Policy, PolicySpec, PreparedTrace, SimConfig, POLICIES,
 };
-use wafer_trace::{Granularity, Op, Request};
+use wafer_trace::{Granularity, Op, Request, RequestReader, TraceMeta};
 
 /// Events of one access.
 #[derive(Default)]
@@ -66,6 +68,10 @@ struct Observed {
     write_backs: u64,
     absorbed: u64,
     dirty_at_end: u64,
+    /// Keys (= page numbers here) of the write-backs, in order.
+    wb_keys: Vec<u64>,
+    /// (access index, key) of the read misses, in order.
+    read_misses: Vec<(u64, u64)>,
     /// `None` when the policy rejected the capacity.
     ran: bool,
 }
@@ -142,6 +148,10 @@ impl PolicyVisitor for Drive<'_> {
                 }
                 dirty[w as usize] = false;
                 o.write_backs += 1;
+                o.wb_keys.push(u64::from(w));
+            }
+            if !hit && op == Op::Read {
+                o.read_misses.push((i as u64, u64::from(page)));
             }
             // Keys equal page numbers here; a padded key may lie beyond the universe.
             let clean = ev.clean.iter().map(|&c| u64::from(c));
@@ -179,7 +189,33 @@ fn trace_strategy() -> impl Strategy<Value = Vec<(Op, u32)>> {
     )
 }
 
-fn engine_run(spec: &PolicySpec, trace: &[(Op, u32)], cap: u32, ppb: u32) -> wafer_cache::Metrics {
+/// Requests in memory, served in one batch.
+struct MemReader {
+    reqs: Option<Vec<Request>>,
+    meta: TraceMeta,
+}
+
+impl RequestReader for MemReader {
+    fn read_batch(&mut self, out: &mut Vec<Request>) -> wafer_trace::Result<bool> {
+        out.clear();
+        out.extend(self.reqs.take().unwrap_or_default());
+        Ok(!out.is_empty())
+    }
+
+    fn meta(&self) -> &TraceMeta {
+        &self.meta
+    }
+}
+
+/// The engine's metrics and after-cache trace, from a prepared trace (`stream`
+/// false) or a streamed one.
+fn engine_run(
+    spec: &PolicySpec,
+    trace: &[(Op, u32)],
+    cap: u32,
+    ppb: u32,
+    stream: bool,
+) -> (wafer_cache::Metrics, VecSink) {
     let reqs: Vec<Request> = trace
         .iter()
         .enumerate()
@@ -197,8 +233,18 @@ fn engine_run(spec: &PolicySpec, trace: &[(Op, u32)], cap: u32, ppb: u32) -> waf
         pages_per_block: ppb,
         ..SimConfig::default()
     };
-    let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
-    run_policy(spec, Input::Prepared(&t), &cfg, &mut NullSink, &mut |_| {}).unwrap()
+    let mut sink = VecSink::default();
+    let m = if stream {
+        let mut r = MemReader {
+            reqs: Some(reqs),
+            meta: TraceMeta::default(),
+        };
+        run_policy(spec, Input::Stream(&mut r), &cfg, &mut sink, &mut |_| {})
+    } else {
+        let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
+        run_policy(spec, Input::Prepared(&t), &cfg, &mut sink, &mut |_| {})
+    };
+    (m.unwrap(), sink)
 }
 
 proptest! {
@@ -236,13 +282,21 @@ proptest! {
                     "{}: more than cold misses with capacity >= universe", info.name
                 );
             }
-            // The engine, with the page numbers densified, agrees with the direct run.
-            let m = engine_run(&spec, &trace, cap, ppb);
-            prop_assert_eq!(m.hits + m.misses, m.accesses);
-            prop_assert_eq!(m.accesses, trace.len() as u64);
-            prop_assert_eq!(m.hits, o.hits, "{}: engine hits", info.name);
-            prop_assert_eq!(m.page_writes, o.write_backs, "{}: engine write-backs", info.name);
-            prop_assert_eq!(m.dirty_at_end, o.dirty_at_end, "{}: engine dirty at end", info.name);
+            // The engine, with the page numbers densified, agrees with the direct run,
+            // and its after-cache trace names the original keys.
+            for stream in [false, true] {
+                let (m, sink) = engine_run(&spec, &trace, cap, ppb, stream);
+                let how = if stream { "streamed" } else { "prepared" };
+                prop_assert_eq!(m.hits + m.misses, m.accesses);
+                prop_assert_eq!(m.accesses, trace.len() as u64);
+                prop_assert_eq!(m.hits, o.hits, "{} {}: engine hits", info.name, how);
+                prop_assert_eq!(m.page_writes, o.write_backs, "{} {}: engine write-backs", info.name, how);
+                prop_assert_eq!(m.dirty_at_end, o.dirty_at_end, "{} {}: engine dirty at end", info.name, how);
+                let wb: Vec<u64> = sink.ops.iter().filter(|x| x.kind == IoKind::WriteBack).map(|x| x.key).collect();
+                prop_assert_eq!(&wb, &o.wb_keys, "{} {}: write-back keys", info.name, how);
+                let rm: Vec<(u64, u64)> = sink.ops.iter().filter(|x| x.kind == IoKind::Miss).map(|x| (x.access, x.key)).collect();
+                prop_assert_eq!(&rm, &o.read_misses, "{} {}: miss reads", info.name, how);
+            }
             if info.offline {
                 opt_hits = Some(o.hits);
             } else if !info.bypasses_reads {
