@@ -519,6 +519,10 @@ fn build<P: Policy>(params: &P::Params, cfg: &SimConfig, universe: u32) -> Resul
     )?)
 }
 
+/// How many accesses ahead the engine tells the policy of a page
+/// ([`Policy::prefetch`]): far enough for a load from memory to finish first.
+const PREFETCH_AHEAD: usize = 8;
+
 /// Progress is reported every this many accesses.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -547,7 +551,11 @@ fn run_prepared<P: Policy, A: AfterSink>(
     let times = t.times();
     let mut run = Run::new(&policy, cfg);
     let mut index = 0u64;
-    for ((&page, &op), &ri) in t.pages().iter().zip(t.ops()).zip(t.request_index()) {
+    let pages = t.pages();
+    for (i, ((&page, &op), &ri)) in pages.iter().zip(t.ops()).zip(t.request_index()).enumerate() {
+        if let Some(&ahead) = pages.get(i + PREFETCH_AHEAD) {
+            policy.prefetch(ahead);
+        }
         let time = times[ri as usize];
         if op == Op::Trim {
             run.trim(&mut policy, after, keys[page as usize], Some(page), time);

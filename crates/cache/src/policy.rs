@@ -204,6 +204,13 @@ pub trait Policy: Sized {
     /// Drop page `page` if resident, without I/O (a trim). Returns whether it was.
     fn invalidate(&mut self, page: u32) -> bool;
 
+    /// A hint that `page` is accessed soon (the engine passes the page a few
+    /// accesses ahead of a prepared trace): a policy whose per-page state is a random
+    /// read in a large table loads it now, so the access finds it in cache. Changes
+    /// nothing; the default does nothing.
+    #[inline]
+    fn prefetch(&self, _page: u32) {}
+
     /// Names of the series [`Policy::sample`] fills (CRAW's area sizes), if any.
     fn series_names(&self) -> &'static [&'static str] {
         &[]

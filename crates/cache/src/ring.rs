@@ -44,6 +44,12 @@ impl Ring {
         self.buf[self.head & self.mask]
     }
 
+    /// The entry `k` places behind the front, if the queue is that long.
+    #[inline]
+    pub(crate) fn ahead(&self, k: usize) -> Option<u32> {
+        (k < self.len()).then(|| self.buf[(self.head + k) & self.mask])
+    }
+
     /// Drop the front entry; the queue must not be empty.
     #[inline]
     pub(crate) fn pop_front(&mut self) {
@@ -128,6 +134,8 @@ mod tests {
                 }
                 4..=5 if !m.is_empty() => {
                     assert_eq!(r.front(), m[0]);
+                    assert_eq!(r.ahead(m.len() / 2), m.get(m.len() / 2).copied());
+                    assert_eq!(r.ahead(m.len()), None);
                     r.pop_front();
                     m.pop_front();
                 }

@@ -68,17 +68,20 @@
 //! What the hot path avoids, since each is a random read in a table of the whole
 //! universe (`BENCHMARKS.md`, "Cache policies"): the page's key is asked for
 //! ([`IoSink::key`], [`Policy::NEEDS_KEY`] false) only on its first miss, to number
-//! its block (one hash lookup per distinct page) and keep its offset; hits on clean
-//! pages touch no block state; hits on warm dirty pages touch none either while no
-//! block has more than `ppb / levels` warm dirty pages (their count is then 1, see
-//! `crowded`); the s-hand keeps its place as (block, offset) and looks up the t-hand
-//! page's block only when its walk reaches the end of a list; dirty counts come from a
-//! table instead of a division.
-//! Memory: 10 bytes per page of the universe (count and state in one byte, tombstone
-//! count, block id and offset in one 8-byte entry), 4 bytes per ring slot (slots = the
+//! its block (one hash lookup per distinct page) and keep its offset; a write-back's
+//! key is the block's first key plus that offset; everything about a page (state,
+//! count, tombstones, block, offset) is one 8-byte entry, so an access or a hand step
+//! reads one cache line per page; hits on warm dirty pages touch no block state while
+//! no block has more than `ppb / levels` warm dirty pages (their count is then 1, see
+//! `crowded`); dirty counts come from a table instead of a division. What is left is
+//! latency, hidden by prefetching: the engine announces the page of the access 8
+//! ahead ([`Policy::prefetch`]), and both hands prefetch the pages `HAND_AHEAD`
+//! entries ahead of them.
+//! Memory: 8 bytes per page of the universe, 4 bytes per ring slot (slots = the
 //! largest ring length rounded up to a power of two: 4 to 16 bytes per cached page
 //! with tombstones), 8 bytes per dirty page (sorted-list entries, kept at each block's
-//! high-water mark), about 44 bytes per block (list header, `non_zero`, hash entry).
+//! high-water mark), about 52 bytes per block (list header, `non_zero`, first key,
+//! hash entry).
 
 use rustc_hash::FxHashMap;
 
@@ -87,6 +90,7 @@ use crate::list::NIL;
 use crate::policy::{
     parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
 };
+use crate::prefetch::prefetch;
 use crate::prepared::block_key;
 use crate::ring::Ring;
 use wafer_trace::Op;
@@ -114,12 +118,12 @@ impl ParamSet for TsClockParams {
         ParamSpec {
             name: "ppb",
             default: "the run's (--block)",
-            doc: "pages per erase block for the block counters and sorted lists, >= 1 (1024 = 4 MiB blocks of 4 KiB pages)",
+            doc: "pages per erase block for the block counters and sorted lists, 1..=16777216 (1024 = 4 MiB blocks of 4 KiB pages)",
         },
         ParamSpec {
             name: "levels",
             default: "4",
-            doc: "count levels of a dirty page, ceil(levels * non_zero / ppb), 1..=31",
+            doc: "count levels of a dirty page, ceil(levels * non_zero / ppb), 1..=7",
         },
     ];
 
@@ -135,8 +139,8 @@ impl ParamSet for TsClockParams {
             }
             "levels" => {
                 let v = parse_u32(value)?;
-                if !(1..=31).contains(&v) {
-                    return Err(format!("expected 1 to 31, found `{value}`"));
+                if !(1..=MAX_LEVELS).contains(&v) {
+                    return Err(format!("expected 1 to {MAX_LEVELS}, found `{value}`"));
                 }
                 self.levels = v;
                 Ok(())
@@ -157,13 +161,18 @@ const DIRTY: u8 = 3;
 
 /// Per-page state the hands read on every step, one byte so that the sweep's random
 /// reads stay in a small array: bits 0-1 the state (resident when >= [`CLEAN`]),
-/// bit 2 set while the page has tombstones in the ring, bits 3-7 the reference count
-/// (0..=levels).
+/// bits 2-4 the page's tombstones in the ring (0..=[`Hot::MAX_TOMBS`]), bits 5-7
+/// the reference count (0..=levels, levels <= [`MAX_LEVELS`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Hot(u8);
 
 impl Hot {
-    const STALE: u8 = 4;
+    /// One tombstone.
+    const TOMB: u8 = 1 << 2;
+    /// The tombstone bits.
+    const TOMBS: u8 = 7 << 2;
+    /// Most tombstones a page can have (a compaction clears them all first).
+    const MAX_TOMBS: u8 = 7;
 
     #[inline]
     fn state(self) -> u8 {
@@ -177,12 +186,18 @@ impl Hot {
 
     #[inline]
     fn refc(self) -> u8 {
-        self.0 >> 3
+        self.0 >> 5
+    }
+
+    /// Whether the page has tombstones in the ring.
+    #[inline]
+    fn stale(self) -> bool {
+        self.0 & Self::TOMBS != 0
     }
 
     #[inline]
-    fn stale(self) -> bool {
-        self.0 & Self::STALE != 0
+    fn tombs(self) -> u8 {
+        (self.0 & Self::TOMBS) >> 2
     }
 
     #[inline]
@@ -192,9 +207,40 @@ impl Hot {
 
     #[inline]
     fn set_refc(&mut self, c: u8) {
-        self.0 = (self.0 & 7) | (c << 3);
+        self.0 = (self.0 & 0x1f) | (c << 5);
     }
 }
+
+/// Largest `levels`: a count must fit the three bits of [`Hot`].
+const MAX_LEVELS: u32 = 7;
+
+/// Largest `ppb`: a page's offset in its block must fit the three bytes of
+/// [`Page::off`].
+const MAX_PPB: u32 = 1 << 24;
+
+/// Everything about one page in one 8-byte entry, so that an access, a t-hand step
+/// or an s-hand step reads one cache line per page: the state byte, and the page's
+/// block and offset (valid once the page is no longer [`UNSEEN`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Page {
+    hot: Hot,
+    /// Offset in the block (the sort key of the block's list), little-endian.
+    off: [u8; 3],
+    /// Dense block id.
+    block: u32,
+}
+
+impl Page {
+    #[inline]
+    fn off(self) -> u32 {
+        let [a, b, c] = self.off;
+        u32::from_le_bytes([a, b, c, 0])
+    }
+}
+
+/// How many entries ahead of a hand (the t-hand in the ring, the s-hand in a sorted
+/// list) a page's state is prefetched ([`Policy::prefetch`]) while the hand sweeps.
+const HAND_AHEAD: usize = 4;
 
 /// Largest `ppb` whose dirty counts are tabulated (64 KiB of table).
 const TABLE_PPB: u32 = 1 << 16;
@@ -212,17 +258,18 @@ pub struct TsClock {
     ids: FxHashMap<u64, u32>,
     /// The clock as §0.6's queue: front = the t-hand's page, back = just behind it.
     /// A page that leaves from elsewhere (an s-hand victim, a trim) leaves a
-    /// tombstone, skipped when it reaches the front (see `stale`).
+    /// tombstone, skipped when it reaches the front (see [`Hot::tombs`]).
     ring: Ring,
     /// Resident pages.
     live: u32,
     /// Tombstones in `ring`.
     tombstones: u32,
-    hot: Vec<Hot>,
-    /// Per page: its tombstones in the ring, which all lie ahead of its live entry.
-    stale: Vec<u8>,
-    /// Per page: its block and offset, valid once the page is no longer [`UNSEEN`].
-    loc: Vec<Loc>,
+    /// Per page: state, count, tombstones (which all lie ahead of its live entry),
+    /// block and offset.
+    pages: Vec<Page>,
+    /// Per block: the key of its first page, so a write-back's key is this plus the
+    /// offset kept in the sorted list (no lookup in the engine's key table).
+    base: Vec<u64>,
     /// Per block: its dirty resident pages as (offset in block, page), ascending
     /// offset.
     sorted: Vec<Vec<(u32, u32)>>,
@@ -238,14 +285,6 @@ pub struct TsClock {
     s_hand: u32,
     /// The s-hand page's block and offset (its place in `sorted`), when not null.
     s_at: (u32, u32),
-}
-
-/// Where a page lies: its dense block id and its offset in the block (the sort key
-/// of the block's list). One 8-byte entry, so a dirty access reads both in one line.
-#[derive(Clone, Copy, Debug, Default)]
-struct Loc {
-    block: u32,
-    off: u32,
 }
 
 /// The victim `choose_victim` found: the page, the t-hand's page, and for a dirty
@@ -278,20 +317,22 @@ impl TsClock {
     fn number(&mut self, p: u32, key: u64) {
         let next = self.ids.len() as u32;
         let id = *self.ids.entry(block_key(key, self.ppb)).or_insert(next);
+        let off = offset_in_block(key, self.ppb);
         if id == next {
             self.sorted.push(Vec::new());
             self.non_zero.push(0);
+            self.base.push(key - u64::from(off));
         }
-        self.loc[p as usize] = Loc {
-            block: id,
-            off: offset_in_block(key, self.ppb),
-        };
+        let page = &mut self.pages[p as usize];
+        page.block = id;
+        page.off.copy_from_slice(&off.to_le_bytes()[..3]);
     }
 
     /// Insert the dirty page `p` into its block's sorted list; returns its block.
     #[inline]
-    fn sorted_insert(&mut self, p: u32) -> usize {
-        let Loc { block, off } = self.loc[p as usize];
+    fn sorted_insert(&mut self, p: u32) -> u32 {
+        let page = self.pages[p as usize];
+        let (block, off) = (page.block, page.off());
         let list = &mut self.sorted[block as usize];
         match list.last() {
             Some(&(last, _)) if last > off => {
@@ -300,18 +341,19 @@ impl TsClock {
             }
             _ => list.push((off, p)),
         }
-        block as usize
+        block
     }
 
-    /// The t-hand's page, after dropping the tombstones in front of it.
+    /// The t-hand's entry, after dropping the tombstones in front of it.
     #[inline]
     fn t_hand(&mut self) -> u32 {
         loop {
             let p = self.ring.front();
-            if !self.hot[p as usize].stale() {
+            let h = &mut self.pages[p as usize].hot;
+            if !h.stale() {
                 return p;
             }
-            self.unstale(p);
+            h.0 -= Hot::TOMB;
             self.tombstones -= 1;
             self.ring.pop_front();
         }
@@ -319,11 +361,10 @@ impl TsClock {
 
     /// Turn the live ring entry of `p` (not the front) into a tombstone.
     fn bury(&mut self, p: u32) {
-        if self.stale[p as usize] == u8::MAX {
+        if self.pages[p as usize].hot.tombs() == Hot::MAX_TOMBS {
             self.compact();
         }
-        self.stale[p as usize] += 1;
-        self.hot[p as usize].0 |= Hot::STALE;
+        self.pages[p as usize].hot.0 += Hot::TOMB;
         self.tombstones += 1;
         if self.tombstones > self.live.max(64) {
             self.compact();
@@ -333,60 +374,49 @@ impl TsClock {
     /// Remove every tombstone from the ring, keeping the order of live entries.
     #[cold]
     fn compact(&mut self) {
-        let (hot, stale) = (&mut self.hot, &mut self.stale);
+        let pages = &mut self.pages;
         self.ring.retain(|p| {
-            let pi = p as usize;
-            if !hot[pi].stale() {
+            let h = &mut pages[p as usize].hot;
+            if !h.stale() {
                 return true;
             }
-            stale[pi] -= 1;
-            if stale[pi] == 0 {
-                hot[pi].0 &= !Hot::STALE;
-            }
+            h.0 -= Hot::TOMB;
             false
         });
         self.tombstones = 0;
-    }
-
-    /// One tombstone of `p` leaves the ring.
-    #[inline]
-    fn unstale(&mut self, p: u32) {
-        let pi = p as usize;
-        self.stale[pi] -= 1;
-        if self.stale[pi] == 0 {
-            self.hot[pi].0 &= !Hot::STALE;
-        }
     }
 
     /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
     #[inline]
     fn choose_victim(&mut self) -> Victim {
         loop {
+            if let Some(q) = self.ring.ahead(HAND_AHEAD) {
+                self.prefetch(q);
+            }
             let h = self.t_hand();
-            let hh = self.hot[h as usize];
+            let page = &mut self.pages[h as usize];
+            let hh = page.hot;
             if hh.refc() == 0 {
                 if hh.state() == CLEAN {
                     return (h, h, None);
                 }
                 return self.s_hand_victim(h);
             }
-            self.hot[h as usize].set_refc(hh.refc() - 1);
+            page.hot.set_refc(hh.refc() - 1);
             if hh.refc() == 1 && hh.state() == DIRTY {
-                self.cool(self.loc[h as usize].block as usize);
+                let b = page.block as usize;
+                self.cool(b);
             }
             self.ring.rotate();
         }
     }
 
-    /// The s-hand's walk once the t-hand stopped on the dirty page `h` with count 0
-    /// (Fig. 2 line 31-43). The block of `h` is looked up only when the walk needs
-    /// it (a null s-hand, or the end of the s-hand's block list).
+    /// The s-hand's walk once the t-hand stopped on the dirty page of `h` with count
+    /// 0 (Fig. 2 line 31-43).
     fn s_hand_victim(&mut self, h: u32) -> Victim {
-        let mut hb = None;
+        let hb = self.pages[h as usize].block as usize;
         let (mut sb, mut si) = if self.s_hand == NIL {
-            let b = self.loc[h as usize].block as usize;
-            hb = Some(b);
-            (b, 0)
+            (hb, 0)
         } else {
             let (b, off) = self.s_at;
             let at = self.sorted[b as usize]
@@ -394,33 +424,31 @@ impl TsClock {
                 .expect("the s-hand page is in its block's sorted list");
             (b as usize, at)
         };
-        // Item 7: within |list of the s-hand's block| + |list of h's block| steps;
-        // past the first term the walk has wrapped, so `hb` is known.
-        let first = self.sorted[sb].len();
+        // Item 7: within |list of the s-hand's block| + |list of h's block| steps.
+        let bound = self.sorted[sb].len() + self.sorted[hb].len();
         let mut steps = 0;
         loop {
+            if let Some(e) = self.sorted[sb].get(si + HAND_AHEAD) {
+                self.prefetch(e.1);
+            }
             let s = self.sorted[sb][si].1;
             let at = (sb, si);
             if si + 1 == self.sorted[sb].len() {
-                let b = *hb.get_or_insert_with(|| self.loc[h as usize].block as usize);
-                (sb, si) = (b, 0);
+                (sb, si) = (hb, 0);
             } else {
                 si += 1;
             }
-            if self.hot[s as usize].refc() == 0 {
+            if self.pages[s as usize].hot.refc() == 0 {
                 let (off, next) = self.sorted[sb][si];
                 self.s_hand = next;
                 self.s_at = (sb as u32, off);
                 return (s, h, Some(at));
             }
             steps += 1;
-            if steps >= first {
-                let bound = first + self.sorted[hb.expect("the walk wrapped")].len();
-                assert!(
-                    steps < bound,
-                    "TS-CLOCK s-hand found no page with count 0 within {bound} steps"
-                );
-            }
+            assert!(
+                steps < bound,
+                "TS-CLOCK s-hand found no page with count 0 within {bound} steps"
+            );
         }
     }
 
@@ -448,10 +476,10 @@ impl TsClock {
     #[inline]
     fn evict<S: IoSink>(&mut self, (v, h, pos): Victim, io: &mut S) {
         let vi = v as usize;
-        if self.hot[vi].state() == DIRTY {
-            io.write_back(v);
+        if self.pages[vi].hot.state() == DIRTY {
             let (b, at) = pos.expect("a dirty victim comes from the s-hand");
-            self.sorted[b].remove(at);
+            let (off, _) = self.sorted[b].remove(at);
+            io.write_back_keyed(v, self.base[b] + u64::from(off));
         } else {
             io.drop_clean(v);
         }
@@ -464,7 +492,7 @@ impl TsClock {
             self.bury(v);
             self.ring.rotate();
         }
-        self.hot[vi].set_state(GONE);
+        self.pages[vi].hot.set_state(GONE);
         self.live -= 1;
     }
 }
@@ -480,18 +508,24 @@ impl Policy for TsClock {
 
     fn new(capacity: u32, params: &TsClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);
+        let ppb = params.ppb.unwrap_or(ctx.pages_per_block).max(1);
+        if ppb > MAX_PPB {
+            return Err(ParamError {
+                policy: Self::NAME.into(),
+                msg: format!("ppb: expected at most {MAX_PPB} pages per block, found {ppb}"),
+            });
+        }
         let mut p = TsClock {
             cap,
-            ppb: params.ppb.unwrap_or(ctx.pages_per_block).max(1),
-            levels: params.levels.clamp(1, 31),
+            ppb,
+            levels: params.levels.clamp(1, MAX_LEVELS),
             count_of: Vec::new(),
             ids: FxHashMap::default(),
             ring: Ring::with_capacity(cap.min(1 << 24) as usize + 64),
             live: 0,
             tombstones: 0,
-            hot: Vec::new(),
-            stale: Vec::new(),
-            loc: Vec::new(),
+            pages: Vec::new(),
+            base: Vec::new(),
             sorted: Vec::new(),
             non_zero: Vec::new(),
             one_max: 0,
@@ -512,18 +546,18 @@ impl Policy for TsClock {
         let p = a.page;
         let pi = p as usize;
         let write = a.op == Op::Write;
-        let before = self.hot[pi];
+        let before = self.pages[pi].hot;
         if before.resident() {
             if before.state() == CLEAN {
                 if !write {
-                    self.hot[pi].set_refc(1);
+                    self.pages[pi].hot.set_refc(1);
                     return true;
                 }
                 // FIX-1 / FIX-2: the page enters its block's list and the counted set.
-                self.hot[pi].set_state(DIRTY);
+                self.pages[pi].hot.set_state(DIRTY);
                 let b = self.sorted_insert(p);
                 if before.refc() > 0 {
-                    self.warm(b);
+                    self.warm(b as usize);
                 }
             }
             self.count_dirty(pi);
@@ -537,7 +571,7 @@ impl Policy for TsClock {
             self.number(p, io.key(p));
         }
         // Re-read: the sweep may have dropped tombstones of this page.
-        let h = &mut self.hot[pi];
+        let h = &mut self.pages[pi].hot;
         h.set_refc(0);
         self.ring.push_back(p);
         self.live += 1;
@@ -552,11 +586,14 @@ impl Policy for TsClock {
         false
     }
 
+    #[inline]
+    fn prefetch(&self, page: u32) {
+        prefetch(&self.pages, page as usize);
+    }
+
     fn reserve(&mut self, pages: u32, _blocks: u32) {
-        if pages as usize > self.hot.len() {
-            self.hot.resize(pages as usize, Hot::default());
-            self.stale.resize(pages as usize, 0);
-            self.loc.resize(pages as usize, Loc::default());
+        if pages as usize > self.pages.len() {
+            self.pages.resize(pages as usize, Page::default());
         }
     }
 
@@ -574,17 +611,17 @@ impl Policy for TsClock {
 
     fn invalidate(&mut self, page: u32) -> bool {
         let pi = page as usize;
-        if !self.hot.get(pi).is_some_and(|h| h.resident()) {
+        if !self.pages.get(pi).is_some_and(|p| p.hot.resident()) {
             return false;
         }
-        if self.hot[pi].state() == DIRTY {
-            let b = self.loc[pi].block as usize;
+        if self.pages[pi].hot.state() == DIRTY {
+            let b = self.pages[pi].block as usize;
             let at = self.sorted[b]
                 .iter()
                 .position(|e| e.1 == page)
                 .expect("a dirty page is in its block's sorted list");
             self.sorted[b].remove(at);
-            if self.hot[pi].refc() > 0 {
+            if self.pages[pi].hot.refc() > 0 {
                 self.cool(b);
             }
         }
@@ -592,7 +629,7 @@ impl Policy for TsClock {
             self.s_hand = NIL;
         }
         self.bury(page);
-        self.hot[pi].set_state(GONE);
+        self.pages[pi].hot.set_state(GONE);
         self.live -= 1;
         true
     }
@@ -603,9 +640,9 @@ impl TsClock {
     /// if its count was 0, then gets `ceil(levels · non_zero / ppb)`.
     #[inline(always)]
     fn count_dirty(&mut self, pi: usize) {
-        if self.hot[pi].refc() > 0 && self.crowded == 0 {
+        if self.pages[pi].hot.refc() > 0 && self.crowded == 0 {
             // Counted already, in a block with at most `one_max` warm dirty pages.
-            self.hot[pi].set_refc(1);
+            self.pages[pi].hot.set_refc(1);
             return;
         }
         self.count_dirty_by_block(pi);
@@ -613,12 +650,12 @@ impl TsClock {
 
     /// [`TsClock::count_dirty`] through the page's block.
     fn count_dirty_by_block(&mut self, pi: usize) {
-        let b = self.loc[pi].block as usize;
-        if self.hot[pi].refc() == 0 {
+        let b = self.pages[pi].block as usize;
+        if self.pages[pi].hot.refc() == 0 {
             self.warm(b);
         }
         let c = self.dirty_count(self.non_zero[b]);
-        self.hot[pi].set_refc(c);
+        self.pages[pi].hot.set_refc(c);
     }
 }
 
@@ -635,7 +672,7 @@ mod tests {
 
     /// The ring from the t-hand on, as (page, count).
     fn ring(p: &TsClock) -> Vec<(u32, u8)> {
-        let mut stale = p.stale.clone();
+        let mut stale: Vec<u8> = p.pages.iter().map(|x| x.hot.tombs()).collect();
         p.ring
             .iter()
             .filter(|&x| {
@@ -645,7 +682,7 @@ mod tests {
                     false
                 }
             })
-            .map(|x| (x, p.hot[x as usize].refc()))
+            .map(|x| (x, p.pages[x as usize].hot.refc()))
             .collect()
     }
 
@@ -701,8 +738,8 @@ mod tests {
                 next_use: u64::MAX,
             };
             p.number(page, a.key);
-            let block = p.loc[page as usize].block;
-            let h = &mut p.hot[page as usize];
+            let block = p.pages[page as usize].block;
+            let h = &mut p.pages[page as usize].hot;
             h.set_refc(refc);
             h.set_state(if dirty { DIRTY } else { CLEAN });
             p.ring.push_back(page);
@@ -824,7 +861,7 @@ mod tests {
         // E1: hit on 16, count ceil(4 · 2 / 4) = 2 (T1).
         let ev = drive(&mut p, 4, "R16");
         assert_eq!(ev[0], []);
-        assert_eq!(p.hot[16].refc(), 2);
+        assert_eq!(p.pages[16].hot.refc(), 2);
         // E2: 31 is clean with count 0 under the t-hand: replaced by 53 (T2).
         let ev = drive(&mut p, 4, "R53");
         assert_eq!(ev[0], [Ev::Ev(31)]);
@@ -1017,10 +1054,11 @@ mod tests {
         let mut p = TsClockParams::default();
         assert!(p.set("ppb", "0").unwrap_err().contains("at least 1"));
         assert!(p.set("ppb", "x").unwrap_err().contains("integer"));
-        assert!(p.set("levels", "0").unwrap_err().contains("1 to 31"));
+        assert!(p.set("levels", "0").unwrap_err().contains("1 to 7"));
+        assert!(p.set("levels", "8").unwrap_err().contains("1 to 7"));
         p.set("ppb", "1024").unwrap();
-        p.set("levels", "8").unwrap();
-        assert_eq!((p.ppb, p.levels), (Some(1024), 8));
+        p.set("levels", "7").unwrap();
+        assert_eq!((p.ppb, p.levels), (Some(1024), 7));
     }
 
     /// A trimmed page leaves the ring, its sorted list and `non_zero`, and a trimmed
