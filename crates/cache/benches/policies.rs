@@ -1,8 +1,9 @@
 //! Throughput of every registered policy on a synthetic Zipf trace.
 //!
 //! Trace: Zipf(0.99) over 1,000,000 pages (ranks scattered over the page space),
-//! 30% writes, 10,000,000 single-page accesses, prepared once; cache = 5% of the
-//! universe, 4 MiB blocks. Each policy runs once over the prepared trace with the
+//! 30% writes, 10,000,000 single-page accesses, written once to a temporary `.wtr`
+//! file (wafer's trace format) and read back through `wafer_trace::open` as `wafer
+//! sim` reads it, prepared once; cache = 5% of the universe, 4 MiB blocks. Each policy runs once over the prepared trace with the
 //! after-cache trace discarded; the figure is page accesses per second of the run
 //! (trace preparation excluded). Override with `WAFER_BENCH_ACCESSES`,
 //! `WAFER_BENCH_PAGES`, `WAFER_BENCH_CACHE_PCT` and `WAFER_BENCH_POLICIES` (comma list);
@@ -14,8 +15,8 @@
 //! a shared machine the second is the one that says what the policy costs; both are
 //! lower bounds for an idle machine (other jobs still pollute the caches).
 //!
-//! A last line runs LRU over the same requests through the streaming path (expansion
-//! and densifying included).
+//! A last line runs LRU streaming from the `.wtr` file (decoding, expansion and
+//! densifying included).
 //!
 //! Run: `cargo bench -p wafer-cache --bench policies`.
 
@@ -26,27 +27,22 @@ use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64Mcg;
 use wafer_cache::after::NullSink;
 use wafer_cache::{run_policy, Input, PolicySpec, PreparedTrace, SimConfig, POLICIES};
-use wafer_trace::{Granularity, Op, Request, RequestReader, TraceMeta};
+use wafer_trace::format::BATCH;
+use wafer_trace::{Granularity, Op, OutFormat, ReadOptions, Request, TraceWriter, WriteInfo};
 
-/// Requests in memory, served in batches like a file reader.
-struct MemReader<'a> {
-    reqs: &'a [Request],
-    pos: usize,
-    meta: TraceMeta,
-}
-
-impl RequestReader for MemReader<'_> {
-    fn read_batch(&mut self, out: &mut Vec<Request>) -> wafer_trace::Result<bool> {
-        out.clear();
-        let end = (self.pos + wafer_trace::format::BATCH).min(self.reqs.len());
-        out.extend_from_slice(&self.reqs[self.pos..end]);
-        self.pos = end;
-        Ok(!out.is_empty())
+/// Write `reqs` as a `.wtr` file, in the batches every trace writer takes.
+fn write_wtr(path: &std::path::Path, reqs: &[Request]) {
+    let info = WriteInfo {
+        origin: "policies benchmark: zipf(0.99)".into(),
+        page_size: 4096,
+        has_time: true,
+        has_op: true,
+    };
+    let mut w = TraceWriter::create(path, OutFormat::Wtr, &info).expect("creates .wtr");
+    for chunk in reqs.chunks(BATCH) {
+        w.write_all(chunk).expect("writes .wtr");
     }
-
-    fn meta(&self) -> &TraceMeta {
-        &self.meta
-    }
+    w.finish().expect("finishes .wtr");
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -106,10 +102,15 @@ fn main() {
             }
         })
         .collect();
-    let trace = PreparedTrace::from_requests(Granularity::default(), &reqs).expect("fits");
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let path = dir.path().join("zipf.wtr");
+    write_wtr(&path, &reqs);
+    drop(reqs);
+    let mut r = wafer_trace::open(&path, &ReadOptions::default()).expect("reads back");
+    let trace = PreparedTrace::read(Granularity::default(), r.as_mut(), &mut |_| {}).expect("fits");
     let cap = (trace.universe() as u64 * pct / 100).max(1) as u32;
     println!(
-        "zipf(0.99): {} accesses, {} distinct pages, cache {} pages ({pct}%), prepared in {:.2} s",
+        "zipf(0.99): {} accesses, {} distinct pages, cache {} pages ({pct}%), written as .wtr, read back and prepared in {:.2} s",
         trace.accesses(),
         trace.universe(),
         cap,
@@ -121,7 +122,7 @@ fn main() {
         ..SimConfig::default()
     };
     println!(
-        "{:<18} {:>10} {:>12} {:>12} {:>10}",
+        "{:<20} {:>10} {:>12} {:>12} {:>10}",
         "policy", "hit ratio", "M acc/s", "M acc/s cpu", "seconds"
     );
     for info in POLICIES {
@@ -147,7 +148,7 @@ fn main() {
             .min_by(|a, b| a.2.total_cmp(&b.2))
             .expect("at least one run");
         println!(
-            "{:<18} {:>10.4} {:>12.1} {:>12.1} {:>10.2}",
+            "{:<20} {:>10.4} {:>12.1} {:>12.1} {:>10.2}",
             info.name,
             m.hit_ratio,
             m.accesses as f64 / wall / 1e6,
@@ -157,15 +158,11 @@ fn main() {
     }
     // The streaming path: expand and densify on the fly, arrays grown by doubling.
     let spec = PolicySpec::parse("lru").expect("registered");
-    let mut r = MemReader {
-        reqs: &reqs,
-        pos: 0,
-        meta: TraceMeta::default(),
-    };
     let (m, wall, cpu) = timed(|| {
+        let mut r = wafer_trace::open(&path, &ReadOptions::default()).expect("reads back");
         run_policy(
             &spec,
-            Input::Stream(&mut r),
+            Input::Stream(r.as_mut()),
             &cfg,
             &mut NullSink,
             &mut |_| {},
@@ -173,8 +170,8 @@ fn main() {
         .expect("runs")
     });
     println!(
-        "{:<18} {:>10.4} {:>12.1} {:>12.1} {:>10.2}",
-        "lru (streamed)",
+        "{:<20} {:>10.4} {:>12.1} {:>12.1} {:>10.2}",
+        "lru (streamed .wtr)",
         m.hit_ratio,
         m.accesses as f64 / wall / 1e6,
         m.accesses as f64 / cpu / 1e6,
