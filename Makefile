@@ -31,6 +31,7 @@ python-tests:
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 
 bench:
 	cargo bench --workspace

@@ -3,6 +3,10 @@
 //! Exit codes: 0 success, 1 runtime error, 2 usage error (clap's own errors included).
 //! Errors are printed as one line on stderr: `wafer: <message>`.
 
+// Doc comments on the argument structs are clap's help text, written for a terminal
+// (`<file>`, `[a, b]`), not for rustdoc.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
+
 mod cmd;
 mod progress;
 

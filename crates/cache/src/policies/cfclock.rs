@@ -2,7 +2,7 @@
 //! hand, for an unreferenced clean page, then for an unreferenced dirty one.
 //!
 //! `reference/policies.md` §4.2, from paper 002's description (Sec. V-A, on its
-//! reference [10], CFLRU's paper). A hit only sets the page's reference bit (and the
+//! reference \[10\], CFLRU's paper). A hit only sets the page's reference bit (and the
 //! dirty bit on a write); nothing moves. To free a frame:
 //! 1. the first `w` frames from the hand are searched for a **clean** page with
 //!    reference bit 0;

@@ -16,7 +16,7 @@
 //! dropped) and the hand stays on the group after it. A new group goes just behind
 //! the hand with its bit set.
 //!
-//! Reconstructed heuristics (§5.3 [R]; each a switch, default on; **not verified
+//! Reconstructed heuristics (§5.3 \[R\]; each a switch, default on; **not verified
 //! against the original paper**):
 //! * `h1` (sequential writes, the WOW rule): a write that continues a sequential
 //!   stream in its block does not set the block's recency bit. The spec's wording is

@@ -12,7 +12,7 @@
 //!
 //! Resolved ambiguity (§4.3): a hit on a dirty page clears `cold` whether the hit is a
 //! read or a write. That is the original paper's rule ("if it is a dirty page, LRU-WSR
-//! clears the cold flag"), and paper 002's summary (Sec. II, on its reference [17])
+//! clears the cold flag"), and paper 002's summary (Sec. II, on its reference \[17\])
 //! says the same. A write hit on a clean page makes it dirty with `cold = 0`.
 //!
 //! Cost: O(1) per hit; a miss is amortised O(1), since every dirty page the victim

@@ -4,7 +4,7 @@
 //!
 //! A file is a header, then a sequence of 32-byte record heads: chunk records (a head
 //! followed by a zstd frame of up to [`DEFAULT_CHUNK`] requests in columnar,
-//! bit-packed form, see [`columns`]) and end records (running totals). The last 32
+//! bit-packed form, see `columns.rs`) and end records (running totals). The last 32
 //! bytes of a complete file are always an end record, so a reader knows the request
 //! count when it opens the file and a cut file is reported as truncated before any
 //! request is returned.
