@@ -16,7 +16,6 @@ pub mod error;
 pub mod list;
 pub mod metrics;
 pub mod policy;
-mod prefetch;
 pub mod prepared;
 pub mod registry;
 mod ring;

@@ -117,7 +117,7 @@ pub struct OpReport {
 impl OpReport {
     /// From a histogram of service times and the bytes moved, over `elapsed_s`.
     pub fn new(h: &Histogram, bytes: u64, elapsed_s: f64) -> OpReport {
-        OpReport::from_summary(h.summary(), bytes, elapsed_s)
+        OpReport::from_summary(LatencySummary::of(h), bytes, elapsed_s)
     }
 
     /// From a ready summary.

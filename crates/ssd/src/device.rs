@@ -45,7 +45,9 @@ use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::flash::Flash;
 use crate::list::NIL;
-use crate::metrics::{CacheReport, FlashOps, Histogram, Report, Responses, Series, Timing};
+use crate::metrics::{
+    CacheReport, FlashOps, Histogram, Report, RespStats, Responses, Series, Timing,
+};
 use std::collections::VecDeque;
 use wafer_ftl::FtlError;
 use wafer_trace::{Op, Request};
@@ -530,9 +532,9 @@ impl<F: Flash> Ssd<F> {
             write_pages: self.write_pages,
             wrapped_requests: self.wrapped,
             response: Responses {
-                all: self.h_all.summary(),
-                read: self.h_read.summary(),
-                write: self.h_write.summary(),
+                all: RespStats::of(&self.h_all),
+                read: RespStats::of(&self.h_read),
+                write: RespStats::of(&self.h_write),
             },
             cache,
             flash: ops,

@@ -1,6 +1,6 @@
 //! Response-time statistics and the run report.
 //!
-//! Means, minima and maxima are exact. Percentiles come from a log-linear histogram
+//! Means, minima and maxima are exact. Percentiles come from a log-linear [`Histogram`]
 //! (128 sub-buckets per power of two: values below 128 ns are exact, above that a
 //! percentile is the upper edge of its bucket, at most 1/128 = 0.8% above the true
 //! value, and never above the maximum). Per-request times, exact to the nanosecond,
@@ -10,112 +10,9 @@ use crate::cache::CacheStats;
 use serde::Serialize;
 use wafer_ftl::Counters;
 
-const SUB_BITS: u32 = 7;
-const SUB: u64 = 1 << SUB_BITS;
-const BUCKETS: usize = ((64 - SUB_BITS as usize) + 1) * SUB as usize;
-
-/// Log-linear histogram of nanosecond values.
-#[derive(Clone, Debug)]
-pub struct Histogram {
-    counts: Vec<u64>,
-    n: u64,
-    sum: u128,
-    min: u64,
-    max: u64,
-}
-
-impl Default for Histogram {
-    fn default() -> Self {
-        Histogram {
-            counts: vec![0; BUCKETS],
-            n: 0,
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-        }
-    }
-}
-
-#[inline]
-fn bucket(v: u64) -> usize {
-    if v < SUB {
-        v as usize
-    } else {
-        let e = 63 - v.leading_zeros(); // >= SUB_BITS
-        let sub = (v >> (e - SUB_BITS)) & (SUB - 1);
-        ((e - SUB_BITS + 1) as u64 * SUB + sub) as usize
-    }
-}
-
-/// Largest value that falls in bucket `b`.
-fn bucket_high(b: usize) -> u64 {
-    let b = b as u64;
-    if b < SUB {
-        b
-    } else {
-        let e = b / SUB + u64::from(SUB_BITS) - 1;
-        let sub = b % SUB;
-        let shift = e - u64::from(SUB_BITS);
-        let low = (1u64 << e) | (sub << shift);
-        low.saturating_add((1u64 << shift) - 1)
-    }
-}
-
-impl Histogram {
-    /// Add one value.
-    #[inline]
-    pub fn record(&mut self, v: u64) {
-        self.counts[bucket(v)] += 1;
-        self.n += 1;
-        self.sum += u128::from(v);
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-    }
-
-    /// Values recorded.
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-
-    /// Exact sum.
-    pub fn sum(&self) -> u128 {
-        self.sum
-    }
-
-    /// The `q`-quantile (0..=1): the smallest bucket edge with at least `ceil(q n)`
-    /// values at or below it, capped at the maximum.
-    pub fn quantile(&self, q: f64) -> u64 {
-        if self.n == 0 {
-            return 0;
-        }
-        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
-        let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return bucket_high(b).min(self.max).max(self.min);
-            }
-        }
-        self.max
-    }
-
-    /// The summary.
-    pub fn summary(&self) -> RespStats {
-        RespStats {
-            count: self.n,
-            mean_ns: if self.n == 0 {
-                0.0
-            } else {
-                self.sum as f64 / self.n as f64
-            },
-            min_ns: if self.n == 0 { 0 } else { self.min },
-            p50_ns: self.quantile(0.50),
-            p95_ns: self.quantile(0.95),
-            p99_ns: self.quantile(0.99),
-            max_ns: self.max,
-        }
-    }
-}
+/// Response times in nanoseconds: 128 sub-buckets per power of two, the precision
+/// [`RespStats`] documents.
+pub type Histogram = wafer_trace::histogram::Histogram<7>;
 
 /// Response-time summary of one request class.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -134,6 +31,21 @@ pub struct RespStats {
     pub p99_ns: u64,
     /// Exact maximum, ns.
     pub max_ns: u64,
+}
+
+impl RespStats {
+    /// The summary of `h`.
+    pub fn of(h: &Histogram) -> RespStats {
+        RespStats {
+            count: h.count(),
+            mean_ns: h.mean(),
+            min_ns: h.min(),
+            p50_ns: h.quantile(0.50),
+            p95_ns: h.quantile(0.95),
+            p99_ns: h.quantile(0.99),
+            max_ns: h.max(),
+        }
+    }
 }
 
 /// One point of the decimated response-time series: a window of consecutive
@@ -350,25 +262,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn buckets_cover_values_monotonically() {
-        let mut last = 0;
-        for v in (0..5000u64).chain([1 << 20, (1 << 20) + 12345, u64::MAX / 3, u64::MAX]) {
-            let b = bucket(v);
-            assert!(b >= last || v < 5000, "bucket order");
-            if v < 5000 {
-                last = b;
-            }
-            assert!(
-                bucket_high(b) >= v,
-                "{v} above its bucket edge {}",
-                bucket_high(b)
-            );
-            assert!((bucket_high(b) - v) as f64 <= v as f64 / 128.0 + 1.0);
-        }
-        assert!(bucket(u64::MAX) < BUCKETS);
-    }
-
-    #[test]
     fn quantiles_against_sorted_values() {
         let mut h = Histogram::default();
         let vals: Vec<u64> = (1..=1000u64).map(|i| i * 997).collect();
@@ -381,8 +274,8 @@ mod tests {
                 "q{q}: {got} vs {exact}"
             );
         }
-        assert_eq!(h.summary().max_ns, 997_000);
-        assert_eq!(h.summary().mean_ns, 997.0 * 500.5);
+        assert_eq!(RespStats::of(&h).max_ns, 997_000);
+        assert_eq!(RespStats::of(&h).mean_ns, 997.0 * 500.5);
     }
 
     #[test]

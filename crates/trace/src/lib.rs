@@ -17,6 +17,14 @@ pub mod export;
 pub mod format;
 mod formats;
 pub mod gen;
+/// Latency histogram with percentiles; here because both timed consumers, the timed SSD
+/// (wafer-ssd) and the workload player (wafer-replay), share it and have no other common
+/// dependency.
+pub mod histogram;
+/// Prefetch hints for flat per-page tables; here, in the crate every simulator depends on,
+/// so that any of them can use it (the cache policies do; the FTLs measured faster with
+/// plain loads).
+pub mod prefetch;
 pub mod request;
 pub mod stats;
 pub mod units;

@@ -90,9 +90,9 @@ use crate::list::NIL;
 use crate::policy::{
     parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
 };
-use crate::prefetch::prefetch;
 use crate::prepared::block_key;
 use crate::ring::Ring;
+use wafer_trace::prefetch::prefetch;
 use wafer_trace::Op;
 
 /// Parameters of [`TsClock`].
