@@ -19,6 +19,10 @@ pub enum SimError {
     /// Reading the trace or writing the after-cache trace failed.
     #[error(transparent)]
     Trace(#[from] wafer_trace::Error),
+    /// A trace with more page accesses or requests than a [`crate::PreparedTrace`]
+    /// indexes (2^32 - 1); such a trace must be streamed.
+    #[error("trace has too many {0} to prepare in memory (limit 2^32-1); stream it instead")]
+    TooLarge(&'static str),
     /// An inconsistent configuration.
     #[error("{0}")]
     Invalid(String),

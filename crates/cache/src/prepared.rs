@@ -84,10 +84,10 @@ impl Builder {
         let ri = u32::try_from(t.times.len())
             .ok()
             .filter(|&i| i != u32::MAX)
-            .ok_or_else(|| too_large("requests"))?;
+            .ok_or(SimError::TooLarge("requests"))?;
         let n = t.granularity.count(r);
         if t.pages.len() as u64 + n >= u64::from(u32::MAX) {
-            return Err(too_large("page accesses"));
+            return Err(SimError::TooLarge("page accesses"));
         }
         t.times.push(r.time_ns);
         let dens = &mut self.dens;
@@ -116,12 +116,6 @@ impl Builder {
         self.t.keys.shrink_to_fit();
         self.t
     }
-}
-
-fn too_large(what: &str) -> SimError {
-    SimError::Invalid(format!(
-        "trace has too many {what} to prepare in memory (limit 2^32-1); stream it instead"
-    ))
 }
 
 impl PreparedTrace {

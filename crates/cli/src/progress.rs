@@ -20,3 +20,17 @@ pub fn bar(total: u64, what: &str) -> ProgressBar {
     pb.set_message(what.to_string());
     pb
 }
+
+/// A spinner counting units of unknown total (hidden when stderr is not a terminal).
+pub fn counter(what: &str) -> ProgressBar {
+    let pb = ProgressBar::new_spinner();
+    if !std::io::stderr().is_terminal() {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    pb.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {human_pos} accesses {per_sec}")
+            .expect("static template"),
+    );
+    pb.set_message(what.to_string());
+    pb
+}

@@ -111,6 +111,78 @@ fn sim_table_and_after_trace() {
         .stdout(predicate::str::contains("fifo"));
 }
 
+/// `--stream` (one read per cell, a counting pass for `5%`) and `--jobs` change how
+/// the cells run, never their results; nor do they change the after-cache trace.
+#[test]
+fn stream_and_jobs_give_the_same_results() {
+    let Some(t) = trace("mobile-pixel6a/telegram_exec.csv.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], tag: &str| -> (serde_json::Value, Vec<u8>) {
+        let after = dir.path().join(format!("{tag}-{{policy}}-{{cache}}.csv"));
+        let out = wafer()
+            .args(["sim", "-t"])
+            .arg(&t)
+            .args(["-p", "ts-clock", "opt", "-c", "2%", "16MiB", "--json"])
+            .arg("--after")
+            .arg(&after)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let after = std::fs::read(dir.path().join(format!("{tag}-ts-clock-2pct.csv"))).unwrap();
+        for r in rows.as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("after");
+        }
+        (rows, after)
+    };
+    let (base, base_after) = run(&["--jobs", "1"], "prepared1");
+    assert_eq!(base.as_array().unwrap().len(), 4);
+    assert!(base_after.len() > 1000);
+    for (extra, tag) in [
+        (&["--jobs", "2"][..], "prepared2"),
+        (&["--stream", "--jobs", "1"][..], "stream1"),
+        (&["--stream", "--jobs", "2"][..], "stream2"),
+    ] {
+        let (rows, after) = run(extra, tag);
+        assert_eq!(rows, base, "{extra:?}");
+        assert!(after == base_after, "{extra:?}: after-cache trace differs");
+    }
+}
+
+/// Without a share of the footprint, `--stream` makes no counting pass and the table
+/// learns the trace's size from the cells (warm-up accesses included).
+#[test]
+fn stream_table_reports_the_trace_size() {
+    let Some(t) = trace("fiu/fiu_mail_cheetah_10k.blkparse") else {
+        return;
+    };
+    let table = |extra: &[&str]| {
+        let out = wafer()
+            .args(["sim", "-t"])
+            .arg(&t)
+            .args(["--format", "fiu", "-p", "lru", "clock", "-c", "1MiB"])
+            .args(["--warmup", "100"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let prepared = table(&[]);
+    assert!(
+        prepared.lines().next().unwrap().ends_with("distinct pages"),
+        "{prepared}"
+    );
+    assert_eq!(table(&["--stream"]), prepared);
+}
+
 #[test]
 fn unknown_policy_lists_names_and_exits_2() {
     wafer()

@@ -2,17 +2,27 @@
 //! and print the metrics (a table, or JSON with `--json`).
 //!
 //! The trace is read and densified once ([`PreparedTrace`]); every (policy, size) cell
-//! then runs over it. Cache sizes are bytes (`16MiB`), pages (`4096p`) or a fraction
-//! of the trace's footprint (`5%`). With `--after`, each cell's after-cache trace is
-//! written to a file whose name is a template when there are several cells
-//! (`{policy}` and `{cache}` are replaced).
+//! then runs over it, `--jobs` cells at a time. With `--stream` the trace is instead
+//! read once per cell and never held in memory (memory grows with the distinct pages,
+//! not the accesses): the way to run a trace too large to prepare. Cache sizes are
+//! bytes (`16MiB`), pages (`4096p`) or a fraction of the trace's footprint (`5%`; with
+//! `--stream` this costs one counting pass, [`Footprint`]). With `--after`, each
+//! cell's after-cache trace is written to a file whose name is a template when there
+//! are several cells (`{policy}` and `{cache}` are replaced). Results do not depend
+//! on `--jobs` or `--stream`.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use anyhow::Context;
+use indicatif::ProgressBar;
 use serde::Serialize;
 use wafer_cache::after::{FileSink, NullSink};
-use wafer_cache::{run_policy, CostModel, Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
+use wafer_cache::{
+    run_policy, CostModel, Footprint, Input, Metrics, PolicySpec, PreparedTrace, SimConfig,
+    SimError,
+};
 use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
@@ -34,6 +44,7 @@ pub enum GranularityArg {
   wafer sim -t trace.wtr -p lru ts-clock -c 16MiB 64MiB --block 4MiB
   wafer sim -t cp.bin --granularity record -p clock:insert_ref=0 -c 1000p --json
   wafer sim -t trace.csv -p lru -p cflru:window=0.25 -c 5% --after 'after-{policy}-{cache}.csv'
+  wafer sim -t huge.wtr --stream -p lru ts-clock -c 1GiB 4GiB --jobs 2
 Policies and their parameters: wafer policies")]
 pub struct Args {
     /// Trace file (format detected unless --format is given).
@@ -83,6 +94,14 @@ pub struct Args {
     /// Print JSON (one object per cell) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Read the trace once per cell instead of holding it in memory (for traces too
+    /// large to prepare; OPT still needs the whole trace). A share of the footprint
+    /// (`5%`) costs one more counting pass.
+    #[arg(long)]
+    pub stream: bool,
+    /// Cells run at once (default: one per core).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
 }
 
 /// One cell of the result.
@@ -143,7 +162,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         )));
     }
     let ppb = u32::try_from(block / unit).map_err(|_| usage("block size too large"))?;
-    let cells = specs.len() * sizes.len();
     if let Some(a) = &args.after {
         check_template(a, specs.len(), sizes.len())?;
     }
@@ -158,18 +176,46 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         format,
         ..ReadOptions::default()
     };
-    let mut reader = wafer_trace::open(&args.trace, &opts)?;
-    let total_requests = reader.meta().requests.unwrap_or(0);
-    let pb = progress::bar(total_requests, "reading trace");
-    let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
-        .with_context(|| format!("reading {}", args.trace.display()))?;
-    pb.finish_and_clear();
+    let open = || {
+        wafer_trace::open(&args.trace, &opts)
+            .with_context(|| format!("reading {}", args.trace.display()))
+    };
+    let reading = || format!("reading {}", args.trace.display());
+    let needs_footprint = sizes.iter().any(|(_, s)| s.needs_footprint());
+    let (prepared, footprint) = if args.stream {
+        let footprint = if needs_footprint {
+            let mut reader = open()?;
+            let pb = progress::bar(reader.meta().requests.unwrap_or(0), "counting pages");
+            let f = Footprint::count(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
+                .with_context(reading)?;
+            pb.finish_and_clear();
+            Some(f)
+        } else {
+            None
+        };
+        (None, footprint)
+    } else {
+        let mut reader = open()?;
+        let pb = progress::bar(reader.meta().requests.unwrap_or(0), "reading trace");
+        let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
+            .map_err(|e| match e {
+                SimError::TooLarge(_) => anyhow::anyhow!("{e} (wafer sim --stream)"),
+                e => e.into(),
+            })
+            .with_context(reading)?;
+        pb.finish_and_clear();
+        let f = Footprint {
+            pages: trace.universe(),
+            accesses: trace.accesses(),
+        };
+        (Some(trace), Some(f))
+    };
 
-    let pb = progress::bar(trace.accesses() * cells as u64, "simulating");
-    let mut rows = Vec::with_capacity(cells);
+    let mut cells = Vec::with_capacity(specs.len() * sizes.len());
     for spec in &specs {
         for (text, size) in &sizes {
-            let capacity = size.pages(unit, u64::from(trace.universe()));
+            let universe = footprint.map_or(0, |f| u64::from(f.pages));
+            let capacity = size.pages(unit, universe);
             let capacity_pages = u32::try_from(capacity)
                 .map_err(|_| usage(format!("cache size {text} is too many pages")))?;
             let cfg = SimConfig {
@@ -185,43 +231,73 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 },
                 series_every: args.series_every,
             };
-            pb.set_message(format!("{spec} @ {text}"));
-            let base = pb.position();
-            let mut tick = |n: u64| pb.set_position(base + n);
-            let after_path = args.after.as_ref().map(|t| expand(t, spec, text));
-            let metrics = match &after_path {
-                Some(p) => {
-                    let mut sink = FileSink::create(p, cfg.unit()).map_err(|e| match e {
-                        wafer_trace::Error::Invalid(m) => usage(m),
-                        e => e.into(),
-                    })?;
-                    run_policy(spec, Input::Prepared(&trace), &cfg, &mut sink, &mut tick)?
-                }
-                None => run_policy(
-                    spec,
-                    Input::Prepared(&trace),
-                    &cfg,
-                    &mut NullSink,
-                    &mut tick,
-                )?,
-            };
-            rows.push(Row {
-                trace: args.trace.display().to_string(),
-                policy: spec.label(),
-                cache: text.clone(),
-                capacity_pages,
-                page_size: unit as u32,
-                pages_per_block: ppb,
-                granularity,
-                warmup: args.warmup,
-                write_miss_fetch: args.write_miss_fetch,
-                flush_at_end: args.flush_at_end,
-                after: after_path.map(|p| p.display().to_string()),
-                metrics,
+            let after = args.after.as_ref().map(|t| expand(t, spec, text));
+            cells.push(Cell {
+                spec,
+                cache: text,
+                cfg,
+                after,
             });
         }
     }
+
+    let total = footprint.map_or(0, |f| f.accesses * cells.len() as u64);
+    let pb = if total > 0 {
+        progress::bar(total, "simulating")
+    } else {
+        progress::counter("simulating")
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, cells.len().max(1));
+    let run_one = |cell: &Cell| -> anyhow::Result<Metrics> {
+        let mut last = 0u64;
+        let mut tick = |n: u64| {
+            pb.inc(n.saturating_sub(last));
+            last = n;
+        };
+        let mut reader = match prepared {
+            Some(_) => None,
+            None => Some(open()?),
+        };
+        let input = match (&prepared, reader.as_mut()) {
+            (Some(t), _) => Input::Prepared(t),
+            (None, Some(r)) => Input::Stream(r.as_mut()),
+            (None, None) => unreachable!("a stream is opened when nothing is prepared"),
+        };
+        Ok(match &cell.after {
+            Some(p) => {
+                let mut sink = FileSink::create(p, cell.cfg.unit()).map_err(|e| match e {
+                    wafer_trace::Error::Invalid(m) => usage(m),
+                    e => e.into(),
+                })?;
+                run_policy(cell.spec, input, &cell.cfg, &mut sink, &mut tick)?
+            }
+            None => run_policy(cell.spec, input, &cell.cfg, &mut NullSink, &mut tick)?,
+        })
+    };
+    let results = run_cells(&cells, jobs, &pb, run_one);
     pb.finish_and_clear();
+
+    let mut rows = Vec::with_capacity(cells.len());
+    for (cell, result) in cells.iter().zip(results) {
+        let metrics = result.with_context(|| format!("{} @ {}", cell.spec, cell.cache))?;
+        rows.push(Row {
+            trace: args.trace.display().to_string(),
+            policy: cell.spec.label(),
+            cache: cell.cache.clone(),
+            capacity_pages: cell.cfg.capacity_pages,
+            page_size: unit as u32,
+            pages_per_block: ppb,
+            granularity,
+            warmup: args.warmup,
+            write_miss_fetch: args.write_miss_fetch,
+            flush_at_end: args.flush_at_end,
+            after: cell.after.as_ref().map(|p| p.display().to_string()),
+            metrics,
+        });
+    }
 
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -230,9 +306,65 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         use std::io::Write;
         writeln!(out)?;
     } else {
-        print_table(&mut out, &rows, trace.universe(), trace.accesses())?;
+        // A streamed run without a counting pass learns the trace's size from a cell.
+        let m = &rows[0].metrics;
+        let (pages, accesses) = footprint
+            .map_or((m.universe, m.warmup_accesses + m.accesses), |f| {
+                (u64::from(f.pages), f.accesses)
+            });
+        print_table(&mut out, &rows, pages, accesses)?;
     }
     Ok(())
+}
+
+/// One (policy, cache size) cell.
+struct Cell<'a> {
+    spec: &'a PolicySpec,
+    cache: &'a String,
+    cfg: SimConfig,
+    after: Option<PathBuf>,
+}
+
+/// Run every cell on `jobs` threads, each taking the next cell not yet started; the
+/// results come back in cell order. After a failure no new cell starts (the cells not
+/// started report that they were skipped; the caller returns the first error).
+fn run_cells<T: Send>(
+    cells: &[Cell<'_>],
+    jobs: usize,
+    pb: &ProgressBar,
+    run: impl Fn(&Cell<'_>) -> anyhow::Result<T> + Sync,
+) -> Vec<anyhow::Result<T>> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<Mutex<Option<anyhow::Result<T>>>> =
+        cells.iter().map(|_| Mutex::new(None)).collect();
+    let label = |d: usize| format!("simulating: {d} of {} cells done", cells.len());
+    pb.set_message(label(0));
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= cells.len() || failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                let r = run(&cells[i]);
+                if r.is_err() {
+                    failed.store(true, Ordering::Relaxed);
+                }
+                *slots[i].lock().expect("no panics while held") = Some(r);
+                pb.set_message(label(done.fetch_add(1, Ordering::Relaxed) + 1));
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .expect("no panics while held")
+                .unwrap_or_else(|| Err(anyhow::anyhow!("skipped after an earlier cell failed")))
+        })
+        .collect()
 }
 
 /// With several policies (sizes), the template must vary by policy (size).
@@ -264,7 +396,7 @@ fn expand(t: &Path, spec: &PolicySpec, cache: &str) -> PathBuf {
 fn print_table(
     out: &mut impl std::io::Write,
     rows: &[Row],
-    universe: u32,
+    universe: u64,
     accesses: u64,
 ) -> std::io::Result<()> {
     writeln!(out, "{accesses} accesses, {universe} distinct pages")?;
