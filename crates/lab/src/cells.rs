@@ -16,6 +16,8 @@
 //!   wafer version is refused rather than computed with the wrong inputs.
 //! * [`run_cell`] decodes the cell's trace itself, each call: a worker that gets many
 //!   cells of one trace should keep one [`PreparedTrace`] and call [`run_prepared`].
+//!   With `stream = true` it counts the trace's pages in one pass and then streams it
+//!   through the cell instead ([`CellInput::Stream`]).
 //! * [`run_cell`] does not keep the after-cache trace (`outputs.keep_after`): that is
 //!   a file on the machine that ran the cell; [`crate::run`] keeps it.
 
@@ -23,7 +25,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use wafer_cache::after::FileSink;
-use wafer_cache::{run_policy, Input, PreparedTrace, SimConfig};
+use wafer_cache::{run_policy, Footprint, Input, PreparedTrace, SimConfig};
 
 use crate::cell::{CellParams, CellResult, FtlSummary, VERSION};
 use crate::config::{DeviceChoice, Plan};
@@ -115,11 +117,19 @@ pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> 
         .map_err(|e| LabError::Invalid(format!("{}: {e}", t.source())))
 }
 
-/// Compute one cell of `plan` on its own, decoding its trace first.
+/// Compute one cell of `plan` on its own, decoding its trace first (or, with
+/// `stream = true`, counting its pages and then streaming it).
 pub fn run_cell(plan: &Plan, cell: &CellParams) -> Result<CellResult, LabError> {
     let pos = locate(plan, cell)?;
+    if plan.exp.stream {
+        let (t, format) = &plan.traces[pos.trace];
+        let mut reader = t.open(*format)?;
+        let f = Footprint::count(plan.granularity, reader.as_mut(), &mut |_| {})
+            .map_err(|e| LabError::Invalid(format!("{}: {e}", t.source())))?;
+        return compute(plan, cell, pos, CellInput::Stream(f.pages), None);
+    }
     let trace = prepare_trace(plan, pos.trace)?;
-    compute(plan, cell, pos, &trace, None)
+    compute(plan, cell, pos, CellInput::Prepared(&trace), None)
 }
 
 /// Compute one cell of `plan` on `trace`, which must be [`prepare_trace`] of the
@@ -130,7 +140,17 @@ pub fn run_prepared(
     trace: &PreparedTrace,
 ) -> Result<CellResult, LabError> {
     let pos = locate(plan, cell)?;
-    compute(plan, cell, pos, trace, None)
+    compute(plan, cell, pos, CellInput::Prepared(trace), None)
+}
+
+/// Where a cell's accesses come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CellInput<'a> {
+    /// The trace prepared once and shared.
+    Prepared(&'a PreparedTrace),
+    /// The trace file (or generator) read by the cell itself; the trace's distinct
+    /// pages, for cache sizes given as a share of the footprint.
+    Stream(u32),
 }
 
 fn locate(plan: &Plan, cell: &CellParams) -> Result<GridPos, LabError> {
@@ -144,13 +164,13 @@ fn locate(plan: &Plan, cell: &CellParams) -> Result<GridPos, LabError> {
     })
 }
 
-/// Compute a cell: stream the prepared trace through the policy, the after-cache
-/// operations into the device's FTL (and into `<after_dir>/<id>.csv` when given).
+/// Compute a cell: stream the trace through the policy, the after-cache operations
+/// into the device's FTL (and into `<after_dir>/<id>.csv` when given).
 pub(crate) fn compute(
     plan: &Plan,
     params: &CellParams,
     pos: GridPos,
-    t: &PreparedTrace,
+    input: CellInput<'_>,
     after_dir: Option<&Path>,
 ) -> Result<CellResult, LabError> {
     let t0 = Instant::now();
@@ -159,7 +179,10 @@ pub(crate) fn compute(
         msg,
     };
     let id = params.id();
-    let footprint = u64::from(t.universe());
+    let footprint = u64::from(match input {
+        CellInput::Prepared(t) => t.universe(),
+        CellInput::Stream(pages) => pages,
+    });
     let size = plan.sizes[pos.size].1;
     let pages = size.pages(plan.granularity.unit(), footprint);
     let capacity_pages = u32::try_from(pages.max(1)).unwrap_or(u32::MAX);
@@ -193,9 +216,18 @@ pub(crate) fn compute(
         _ => None,
     };
     let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), file);
+    let mut reader;
+    let input = match input {
+        CellInput::Prepared(t) => Input::Prepared(t),
+        CellInput::Stream(_) => {
+            let (t, format) = &plan.traces[pos.trace];
+            reader = t.open(*format)?;
+            Input::Stream(reader.as_mut())
+        }
+    };
     let cache = run_policy(
         &plan.policies[pos.policy],
-        Input::Prepared(t),
+        input,
         &cfg,
         &mut sink,
         &mut |_| {},

@@ -233,6 +233,11 @@ pub struct Experiment {
     /// Worker threads (0 = all cores; `--jobs` overrides).
     #[serde(default)]
     pub workers: usize,
+    /// Read each trace once per cell instead of holding it in memory: memory follows
+    /// the footprint, not the trace length (traces too large to prepare). Results are
+    /// the same either way, so it is not part of a cell's identity.
+    #[serde(default)]
+    pub stream: bool,
     /// Outputs.
     #[serde(default)]
     pub outputs: Outputs,

@@ -342,6 +342,7 @@ impl Preset {
             flush_at_end: false,
             cost: Default::default(),
             workers: 0,
+            stream: false,
             outputs: Outputs::default(),
         };
         exp.plan(self.name, Path::new("."))

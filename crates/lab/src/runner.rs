@@ -7,7 +7,9 @@
 //! 2. Each trace that still has missing cells is decoded and densified once into a
 //!    [`PreparedTrace`] shared read-only by its cells (also a trace whose facts for
 //!    the report are not stored yet, e.g. when its cells ran on other machines
-//!    through [`crate::cells`]).
+//!    through [`crate::cells`]). With `stream = true` a trace is never held in
+//!    memory: one pass gathers its facts (footprint included, stored, so a rerun
+//!    skips it) and every cell then reads the trace itself.
 //! 3. Missing cells run on a rayon pool of `jobs` threads (work stealing). A cell
 //!    streams the trace through the cache; the after-cache operations go straight into
 //!    the device's FTL through [`CellSink`] (never materialised, unless
@@ -30,10 +32,10 @@ use wafer_cache::after::FileSink;
 use wafer_cache::{AfterSink, PreparedTrace, StorageOp};
 use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
 use wafer_ftl::{AnyFtl, FtlError};
-use wafer_trace::Op;
+use wafer_trace::{Densifier, Op};
 
 use crate::cell::{CellParams, CellResult, Decimator};
-use crate::cells::{compute, prepare_trace, GridPos};
+use crate::cells::{compute, prepare_trace, CellInput, GridPos};
 use crate::config::Plan;
 use crate::error::LabError;
 use crate::store::{write_atomic, Store};
@@ -112,6 +114,15 @@ pub struct Outcome {
     pub jobs: usize,
 }
 
+/// How the cells of one trace get their accesses.
+#[derive(Clone, Debug)]
+enum TraceInput {
+    /// Prepared once, shared by the cells.
+    Prepared(Arc<PreparedTrace>),
+    /// Read by each cell; the trace's distinct pages.
+    Stream(u32),
+}
+
 /// One cell to compute.
 #[derive(Clone, Debug)]
 struct Cell {
@@ -124,16 +135,15 @@ fn trace_info_path(out: &Path, checksum: &str) -> PathBuf {
     out.join("traces").join(format!("{checksum}.json"))
 }
 
-/// Facts about trace `ti` (and its before-cache write pattern), stored under
-/// `<out>/traces/<checksum>.json` for later runs that need not decode it.
+/// Facts about trace `ti` (and its before-cache write pattern) from its prepared
+/// form, stored under `<out>/traces/<checksum>.json` for later runs that need not
+/// decode it.
 fn describe(
     plan: &Plan,
     ti: usize,
     prepared: &PreparedTrace,
     out: &Path,
 ) -> Result<TraceInfo, LabError> {
-    let (t, _) = &plan.traces[ti];
-    let sum = &plan.checksums[ti];
     let mut d = Decimator::new(PATTERN_POINTS);
     let keys = prepared.keys();
     let mut access = 0u64;
@@ -147,18 +157,71 @@ fn describe(
             Op::Trim => {}
         }
     }
-    let info = TraceInfo {
+    let info = trace_info(
+        plan,
+        ti,
+        prepared.requests() as u64,
+        prepared.accesses(),
+        u64::from(prepared.universe()),
+        d.points,
+    );
+    store_info(&info, out)?;
+    Ok(info)
+}
+
+/// The same facts as [`describe`] from one pass over the trace, holding only its
+/// distinct pages (for `stream = true`).
+fn describe_streamed(plan: &Plan, ti: usize, out: &Path) -> Result<TraceInfo, LabError> {
+    let (t, format) = &plan.traces[ti];
+    let mut reader = t.open(*format)?;
+    let mut dens = Densifier::new();
+    let mut d = Decimator::new(PATTERN_POINTS);
+    let (mut requests, mut access) = (0u64, 0u64);
+    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    while reader.read_batch(&mut batch)? {
+        requests += batch.len() as u64;
+        for r in &batch {
+            plan.granularity.for_each_key(r, |key| {
+                dens.id(key);
+                match r.op {
+                    Op::Write => {
+                        d.push((access, key & PAGE_MASK));
+                        access += 1;
+                    }
+                    Op::Read => access += 1,
+                    Op::Trim => {}
+                }
+            });
+        }
+    }
+    let info = trace_info(plan, ti, requests, access, dens.len() as u64, d.points);
+    store_info(&info, out)?;
+    Ok(info)
+}
+
+fn trace_info(
+    plan: &Plan,
+    ti: usize,
+    requests: u64,
+    accesses: u64,
+    footprint_pages: u64,
+    write_pattern: Vec<(u64, u64)>,
+) -> TraceInfo {
+    let (t, _) = &plan.traces[ti];
+    TraceInfo {
         label: t.label(),
         path: t.source(),
-        checksum: sum.to_string(),
-        requests: prepared.requests() as u64,
-        accesses: prepared.accesses(),
-        footprint_pages: u64::from(prepared.universe()),
-        write_pattern: d.points,
-    };
-    let json = serde_json::to_vec(&info).map_err(|e| LabError::Invalid(e.to_string()))?;
-    write_atomic(&trace_info_path(out, sum), &json)?;
-    Ok(info)
+        checksum: plan.checksums[ti].to_string(),
+        requests,
+        accesses,
+        footprint_pages,
+        write_pattern,
+    }
+}
+
+fn store_info(info: &TraceInfo, out: &Path) -> Result<(), LabError> {
+    let json = serde_json::to_vec(info).map_err(|e| LabError::Invalid(e.to_string()))?;
+    write_atomic(&trace_info_path(out, &info.checksum), &json)
 }
 
 /// Page number bits of a page key (the device sits above bit 44).
@@ -247,7 +310,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
     };
     obs.start(cells.len(), todo.len());
     let mut traces: Vec<Option<TraceInfo>> = vec![None; plan.traces.len()];
-    let mut prepared: Vec<Option<Arc<PreparedTrace>>> = vec![None; plan.traces.len()];
+    let mut inputs: Vec<Option<TraceInput>> = vec![None; plan.traces.len()];
     for ti in 0..plan.traces.len() {
         if opts.stop.load(Ordering::Relaxed) {
             break;
@@ -256,7 +319,25 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
             .ok()
             .and_then(|b| serde_json::from_slice::<TraceInfo>(&b).ok());
         let needed = todo.iter().any(|&i| cells[i].pos.trace == ti);
-        if needed || stored.is_none() {
+        if plan.exp.stream {
+            let info = match stored {
+                Some(info) => info,
+                None => {
+                    obs.message(&format!("counting {}", plan.traces[ti].0.source()));
+                    describe_streamed(plan, ti, &opts.out)?
+                }
+            };
+            let pages = u32::try_from(info.footprint_pages).map_err(|_| {
+                LabError::Invalid(format!(
+                    "{}: more than 2^32 distinct pages",
+                    plan.traces[ti].0.source()
+                ))
+            })?;
+            if needed {
+                inputs[ti] = Some(TraceInput::Stream(pages));
+            }
+            traces[ti] = Some(info);
+        } else if needed || stored.is_none() {
             obs.message(&format!("reading {}", plan.traces[ti].0.source()));
             let p = prepare_trace(plan, ti)?;
             traces[ti] = Some(match stored {
@@ -264,7 +345,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
                 None => describe(plan, ti, &p, &opts.out)?,
             });
             if needed {
-                prepared[ti] = Some(Arc::new(p));
+                inputs[ti] = Some(TraceInput::Prepared(Arc::new(p)));
             }
         } else {
             traces[ti] = stored;
@@ -276,7 +357,7 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
         let (tx, rx) = mpsc::channel::<(usize, Result<CellResult, LabError>)>();
         let work: Vec<(usize, Cell)> = todo.iter().map(|&i| (i, cells[i].clone())).collect();
         let plan2 = Arc::new(plan.clone());
-        let prepared2 = prepared.clone();
+        let inputs2 = inputs.clone();
         let stop = Arc::clone(&opts.stop);
         let after = opts.out.join("after");
         let store2 = store.clone();
@@ -291,10 +372,14 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let t = prepared2[cell.pos.trace]
+                    let input = match inputs2[cell.pos.trace]
                         .as_ref()
-                        .expect("traces with missing cells are prepared");
-                    let r = compute(&plan2, &cell.params, cell.pos, t, Some(&after));
+                        .expect("traces with missing cells have an input")
+                    {
+                        TraceInput::Prepared(t) => CellInput::Prepared(t),
+                        TraceInput::Stream(pages) => CellInput::Stream(*pages),
+                    };
+                    let r = compute(&plan2, &cell.params, cell.pos, input, Some(&after));
                     if stop.load(Ordering::Relaxed) {
                         return; // discarded: the run was stopped while this cell ran
                     }

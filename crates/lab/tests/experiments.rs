@@ -2,7 +2,8 @@
 //! 10k requests) with the microSD FAST card behind the cache: worker count does not
 //! change results, the single-cell API computes what the runner stores, the Parquet
 //! table holds what the JSON table holds, and every figure kind parses with the
-//! expected series.
+//! expected series; streaming the trace through each cell gives what the prepared
+//! trace gives.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,11 @@ const TRACE: &str = concat!(
 const POLICIES: [&str; 4] = ["lru", "clock", "fab", "craw"];
 
 fn plan(dir: &Path) -> Plan {
+    plan_with(dir, "")
+}
+
+/// The test plan with `extra` top-level keys.
+fn plan_with(dir: &Path, extra: &str) -> Plan {
     assert!(
         Path::new(TRACE).is_file(),
         "missing test trace {TRACE} (the shared traces folder must sit beside the repository)"
@@ -33,6 +39,7 @@ policies = [{}]
 cache_sizes = ["1%", "5%", "20%"]
 block_size = "256KiB"
 devices = ["none", "microsd-16g"]
+{extra}
 [outputs]
 series_every = 500
 "#,
@@ -153,6 +160,36 @@ fn single_cells_compute_what_the_runner_stores() {
         &rows(&done.outcome.results),
         "driver",
     );
+}
+
+/// `stream = true`: each cell reads the trace itself and the trace's facts come from
+/// one counting pass; every row, the trace facts (write pattern included) and a
+/// single cell computed on its own are what the prepared trace gives.
+#[test]
+fn streamed_cells_give_what_the_prepared_trace_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let prepared = run(&plan(dir.path()), dir.path().join("prepared"), 2);
+    let plan = plan_with(dir.path(), "stream = true");
+    assert!(plan.exp.stream);
+    let streamed = run(&plan, dir.path().join("streamed"), 2);
+    assert_eq!(streamed.outcome.computed, 24);
+    same_rows(
+        &rows(&streamed.outcome.results),
+        &rows(&prepared.outcome.results),
+        "streamed vs prepared",
+    );
+    assert_eq!(streamed.outcome.traces, prepared.outcome.traces);
+    assert!(streamed.outcome.traces[0].write_pattern.len() > 100);
+    let cells = plan.cells();
+    let r = as_stored(run_cell(&plan, &cells[5]).unwrap());
+    same_rows(
+        &[r.row(false)],
+        &[prepared.outcome.results[5].row(false)],
+        "single streamed cell",
+    );
+    // A rerun finds every cell and the stored trace facts: nothing is read again.
+    let again = run(&plan, dir.path().join("streamed"), 1);
+    assert_eq!((again.outcome.computed, again.outcome.reused), (0, 24));
 }
 
 /// A Parquet field as JSON, for comparison with `results.json`.

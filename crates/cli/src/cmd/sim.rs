@@ -257,14 +257,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             pb.inc(n.saturating_sub(last));
             last = n;
         };
-        let mut reader = match prepared {
-            Some(_) => None,
-            None => Some(open()?),
-        };
-        let input = match (&prepared, reader.as_mut()) {
-            (Some(t), _) => Input::Prepared(t),
-            (None, Some(r)) => Input::Stream(r.as_mut()),
-            (None, None) => unreachable!("a stream is opened when nothing is prepared"),
+        let mut reader;
+        let input = match &prepared {
+            Some(t) => Input::Prepared(t),
+            None => {
+                reader = open()?;
+                Input::Stream(reader.as_mut())
+            }
         };
         Ok(match &cell.after {
             Some(p) => {
