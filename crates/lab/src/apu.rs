@@ -6,7 +6,7 @@
 //! device runs), so it has its own small runner with the same guarantees: each cell
 //! is a pure function of its parameters, stored atomically as
 //! `<out>/apu-cells/<id>.json` the moment it finishes, and a rerun computes only the
-//! missing cells. Tables (`apu-results.csv`, `.json`), figures (SVG + PNG) and
+//! missing cells. Tables (`apu-results.csv`, `.parquet`, `.json`), figures (SVG + PNG) and
 //! `report.html` are written atomically from the stored cells.
 //!
 //! Resolved details:
@@ -30,8 +30,9 @@ use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec};
 
 use crate::cell::VERSION;
 use crate::error::LabError;
+use crate::parquet_file::Row;
 use crate::plot::{Chart, Kind, Series};
-use crate::store::write_atomic;
+use crate::store::{csv, write_atomic};
 
 /// Paper 004's micro benchmarks (Table 5), as generator kinds.
 pub const KINDS: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
@@ -343,34 +344,41 @@ pub fn run(
     })
 }
 
-const COLUMNS: &str = "cell_id,kind,gap_ms,cache_mb,ways,apu,idle_threshold_ms,sweep,requests,mean_ms,read_mean_ms,write_mean_ms,on_demand_flushes,apu_flushes,utilisation,wafer_version";
-
-fn write_tables(out: &Path, results: &[ApuResult]) -> Result<(), LabError> {
-    let mut csv = String::from(COLUMNS);
-    csv.push('\n');
-    for r in results {
-        let c = &r.cell;
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.id,
-            c.kind,
-            c.gap_ms,
-            c.cache_mb,
-            c.ways,
-            c.apu,
-            c.idle_threshold_ms,
-            c.sweep,
-            c.requests,
-            r.mean_ms,
-            r.read_mean_ms,
-            r.write_mean_ms,
-            r.on_demand_flushes,
-            r.apu_flushes,
-            r.utilisation,
-            c.version
-        ));
+impl ApuResult {
+    /// One row of the results tables: every parameter and every metric, in the
+    /// column order of `apu-results.csv` and `apu-results.parquet`.
+    pub fn row(&self) -> Row {
+        let c = &self.cell;
+        let cols: [(&str, serde_json::Value); 16] = [
+            ("cell_id", self.id.clone().into()),
+            ("kind", c.kind.clone().into()),
+            ("gap_ms", c.gap_ms.into()),
+            ("cache_mb", c.cache_mb.into()),
+            ("ways", c.ways.into()),
+            ("apu", c.apu.clone().into()),
+            ("idle_threshold_ms", c.idle_threshold_ms.into()),
+            ("sweep", c.sweep.into()),
+            ("requests", c.requests.into()),
+            ("mean_ms", self.mean_ms.into()),
+            ("read_mean_ms", self.read_mean_ms.into()),
+            ("write_mean_ms", self.write_mean_ms.into()),
+            ("on_demand_flushes", self.on_demand_flushes.into()),
+            ("apu_flushes", self.apu_flushes.into()),
+            ("utilisation", self.utilisation.into()),
+            ("wafer_version", c.version.clone().into()),
+        ];
+        cols.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
     }
-    write_atomic(&out.join("apu-results.csv"), csv.as_bytes())?;
+}
+
+/// `apu-results.csv`, `.parquet` (typed columns, as `results.parquet`) and `.json`.
+fn write_tables(out: &Path, results: &[ApuResult]) -> Result<(), LabError> {
+    let rows: Vec<Row> = results.iter().map(ApuResult::row).collect();
+    write_atomic(&out.join("apu-results.csv"), csv(&rows).as_bytes())?;
+    if let Some(first) = rows.first() {
+        let bytes = crate::parquet_file::encode(&rows, first)?;
+        write_atomic(&out.join("apu-results.parquet"), &bytes)?;
+    }
     let json = serde_json::to_vec_pretty(results).map_err(|e| LabError::Invalid(e.to_string()))?;
     write_atomic(&out.join("apu-results.json"), &json)
 }
@@ -594,9 +602,12 @@ fn html(study: &ApuStudy, rs: &[ApuResult], charts: &[(String, Chart)], cmp: &[S
     for (_, c) in charts {
         h.push_str(&c.svg());
     }
+    // The table's columns, without the cell id and the wafer version.
     h.push_str("<h2>Results</h2><table><tr>");
-    for c in COLUMNS.split(',').skip(1).take(14) {
-        h.push_str(&format!("<th>{c}</th>"));
+    if let Some(r) = rs.first() {
+        for (c, _) in &r.row()[1..15] {
+            h.push_str(&format!("<th>{c}</th>"));
+        }
     }
     h.push_str("</tr>");
     for r in rs {

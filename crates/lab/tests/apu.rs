@@ -1,9 +1,13 @@
 //! A reduced `apu` preset (paper 004 design, tiny sizes): every cell of the design is
 //! stored with its row, the figures and report are written, flush counts follow the
-//! configuration, and a rerun computes nothing and reports the same rows.
+//! configuration, the Parquet table holds the rows, and a rerun computes nothing and
+//! reports the same rows.
 
 use std::sync::atomic::AtomicBool;
 
+use parquet::file::reader::{FileReader, SerializedFileReader};
+use parquet::record::Field;
+use serde_json::Value;
 use wafer_lab::apu::{self, ApuStudy};
 
 fn study() -> ApuStudy {
@@ -33,6 +37,38 @@ fn a_reduced_apu_preset_writes_rows_figures_and_report() {
     let csv = std::fs::read_to_string(dir.path().join("apu-results.csv")).unwrap();
     assert_eq!(csv.lines().count(), a.results.len() + 1);
     assert!(csv.starts_with("cell_id,kind,gap_ms,cache_mb,ways,apu,"));
+    // The Parquet table: the same rows, typed (text, counts, doubles, flags).
+    let f = std::fs::File::open(dir.path().join("apu-results.parquet")).unwrap();
+    let pq: Vec<Vec<(String, Value)>> = SerializedFileReader::new(f)
+        .unwrap()
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Field::Str(s) => Value::from(s.clone()),
+                        Field::ULong(n) => Value::from(*n),
+                        Field::Double(x) => Value::from(*x),
+                        Field::Bool(b) => Value::from(*b),
+                        other => panic!("{k}: unexpected Parquet field {other:?}"),
+                    };
+                    (k.clone(), v)
+                })
+                .collect()
+        })
+        .collect();
+    let rows: Vec<_> = a.results.iter().map(|r| r.row()).collect();
+    assert_eq!(pq, rows);
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        rows[0]
+            .iter()
+            .map(|(k, _)| k.as_str())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
     for r in &a.results {
         assert_eq!(r.cell.requests, 200);
         assert!(r.mean_ms > 0.0, "{r:?}");
