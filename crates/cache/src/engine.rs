@@ -595,6 +595,22 @@ fn run_prepared<P: Policy, A: AfterSink>(
     run.finish(&policy, keys, after, u64::from(universe), cfg)
 }
 
+/// One access (or trim) of a streamed batch, densified before the policy sees it.
+#[derive(Clone, Copy, Debug)]
+struct Event {
+    key: u64,
+    page: u32,
+    block: u32,
+    /// Index of the request in its batch.
+    req: u32,
+    op: Op,
+}
+
+/// A stream is run batch by batch in two passes: first every page of the batch is
+/// densified (the hash lookups of a batch do not depend on each other, so the core
+/// overlaps their cache misses, where interleaved with the policy's work they would
+/// wait one by one), then the policy runs over the dense ids with the same prefetch
+/// hints as a prepared trace. Ids, events and results are those of a prepared trace.
 fn run_stream<P: Policy, A: AfterSink>(
     params: &P::Params,
     reader: &mut dyn RequestReader,
@@ -610,48 +626,60 @@ fn run_stream<P: Policy, A: AfterSink>(
     let gran = cfg.granularity;
     let ppb = cfg.pages_per_block.max(1);
     let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut events: Vec<Event> = Vec::new();
     let mut index = 0u64;
     while reader.read_batch(&mut batch)? {
-        for req in &batch {
-            let time = req.time_ns;
-            if req.op == Op::Trim {
-                gran.for_each_key(req, |key| {
-                    // Trimmed pages are densified too, so dense ids (and the universe)
-                    // are the same as a prepared trace's.
-                    let page = pages.id(key);
-                    let block = if P::BLOCK_AWARE {
+        events.clear();
+        for (ri, req) in batch.iter().enumerate() {
+            // Trimmed pages are densified too, so dense ids (and the universe) are the
+            // same as a prepared trace's.
+            gran.for_each_key(req, |key| {
+                events.push(Event {
+                    key,
+                    page: pages.id(key),
+                    block: if P::BLOCK_AWARE {
                         blocks.id(block_key(key, ppb))
                     } else {
                         0
-                    };
-                    ensure(&mut policy, &mut have_pages, &mut have_blocks, page, block);
-                    run.trim(&mut policy, after, key, Some(page), time);
+                    },
+                    req: ri as u32,
+                    op: req.op,
                 });
+            });
+        }
+        if !pages.is_empty() {
+            let last_block = (blocks.len() as u32).saturating_sub(1);
+            ensure(
+                &mut policy,
+                &mut have_pages,
+                &mut have_blocks,
+                pages.len() as u32 - 1,
+                last_block,
+            );
+        }
+        for (i, e) in events.iter().enumerate() {
+            if let Some(ahead) = events.get(i + PREFETCH_AHEAD) {
+                policy.prefetch(ahead.page);
+            }
+            let time = batch[e.req as usize].time_ns;
+            if e.op == Op::Trim {
+                run.trim(&mut policy, after, e.key, Some(e.page), time);
                 continue;
             }
-            gran.for_each_key(req, |key| {
-                let page = pages.id(key);
-                let block = if P::BLOCK_AWARE {
-                    blocks.id(block_key(key, ppb))
-                } else {
-                    0
-                };
-                ensure(&mut policy, &mut have_pages, &mut have_blocks, page, block);
-                let a = Access {
-                    page,
-                    block,
-                    key: if P::NEEDS_KEY { key } else { NO_KEY },
-                    op: req.op,
-                    index,
-                    next_use: u64::MAX,
-                };
-                run.access(&mut policy, &pages, after, &a, time);
-                run.count_warmup();
-                index += 1;
-                if index % PROGRESS_EVERY == 0 {
-                    progress(index);
-                }
-            });
+            let a = Access {
+                page: e.page,
+                block: e.block,
+                key: if P::NEEDS_KEY { e.key } else { NO_KEY },
+                op: e.op,
+                index,
+                next_use: u64::MAX,
+            };
+            run.access(&mut policy, &pages, after, &a, time);
+            run.count_warmup();
+            index += 1;
+            if index % PROGRESS_EVERY == 0 {
+                progress(index);
+            }
         }
     }
     progress(index);

@@ -189,16 +189,22 @@ fn trace_strategy() -> impl Strategy<Value = Vec<(Op, u32)>> {
     )
 }
 
-/// Requests in memory, served in one batch.
+/// Requests in memory, served in batches of 1, 2, ..., 7, 1, ... requests, so that a
+/// streamed run crosses many batch boundaries (pages first seen, reserved and
+/// prefetched in one batch and used in the next).
 struct MemReader {
-    reqs: Option<Vec<Request>>,
+    reqs: Vec<Request>,
+    pos: usize,
     meta: TraceMeta,
 }
 
 impl RequestReader for MemReader {
     fn read_batch(&mut self, out: &mut Vec<Request>) -> wafer_trace::Result<bool> {
         out.clear();
-        out.extend(self.reqs.take().unwrap_or_default());
+        let n = 1 + (self.pos * 5 + 3) % 7;
+        let end = (self.pos + n).min(self.reqs.len());
+        out.extend_from_slice(&self.reqs[self.pos..end]);
+        self.pos = end;
         Ok(!out.is_empty())
     }
 
@@ -236,7 +242,8 @@ fn engine_run(
     let mut sink = VecSink::default();
     let m = if stream {
         let mut r = MemReader {
-            reqs: Some(reqs),
+            reqs,
+            pos: 0,
             meta: TraceMeta::default(),
         };
         run_policy(spec, Input::Stream(&mut r), &cfg, &mut sink, &mut |_| {})
