@@ -523,6 +523,9 @@ fn build<P: Policy>(params: &P::Params, cfg: &SimConfig, universe: u32) -> Resul
 /// ([`Policy::prefetch`]): far enough for a load from memory to finish first.
 const PREFETCH_AHEAD: usize = 8;
 
+/// How many keys ahead a streamed batch prefetches the densifier's slot.
+const DENSIFY_AHEAD: usize = 16;
+
 /// Progress is reported every this many accesses.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
@@ -631,21 +634,27 @@ fn run_stream<P: Policy, A: AfterSink>(
     while reader.read_batch(&mut batch)? {
         events.clear();
         for (ri, req) in batch.iter().enumerate() {
-            // Trimmed pages are densified too, so dense ids (and the universe) are the
-            // same as a prepared trace's.
             gran.for_each_key(req, |key| {
                 events.push(Event {
                     key,
-                    page: pages.id(key),
-                    block: if P::BLOCK_AWARE {
-                        blocks.id(block_key(key, ppb))
-                    } else {
-                        0
-                    },
+                    page: 0,
+                    block: 0,
                     req: ri as u32,
                     op: req.op,
                 });
             });
+        }
+        // Trimmed pages are densified too, so dense ids (and the universe) are the
+        // same as a prepared trace's.
+        for i in 0..events.len() {
+            if let Some(ahead) = events.get(i + DENSIFY_AHEAD) {
+                pages.prefetch(ahead.key);
+            }
+            let e = &mut events[i];
+            e.page = pages.id(e.key);
+            if P::BLOCK_AWARE {
+                e.block = blocks.id(block_key(e.key, ppb));
+            }
         }
         if !pages.is_empty() {
             let last_block = (blocks.len() as u32).saturating_sub(1);

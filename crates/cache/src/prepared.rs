@@ -59,7 +59,12 @@ pub struct PreparedTrace {
 struct Builder {
     t: PreparedTrace,
     dens: Densifier,
+    /// Page keys of the batch being added, in order.
+    batch_keys: Vec<u64>,
 }
+
+/// How many keys ahead the densifier's slot is prefetched.
+const DENSIFY_AHEAD: usize = 16;
 
 impl Builder {
     fn new(granularity: Granularity) -> Self {
@@ -76,34 +81,46 @@ impl Builder {
                 next_use: OnceLock::new(),
             },
             dens: Densifier::new(),
+            batch_keys: Vec::new(),
         }
     }
 
-    fn push(&mut self, r: &Request) -> Result<(), SimError> {
+    /// Add a batch of requests: first expand them into page keys, then densify the
+    /// keys with the densifier's slot prefetched `DENSIFY_AHEAD` keys ahead, so the
+    /// cache misses of the lookups overlap.
+    fn push_batch(&mut self, batch: &[Request]) -> Result<(), SimError> {
         let t = &mut self.t;
-        let ri = u32::try_from(t.times.len())
-            .ok()
-            .filter(|&i| i != u32::MAX)
-            .ok_or(SimError::TooLarge("requests"))?;
-        let n = t.granularity.count(r);
-        if t.pages.len() as u64 + n >= u64::from(u32::MAX) {
-            return Err(SimError::TooLarge("page accesses"));
-        }
-        t.times.push(r.time_ns);
-        let dens = &mut self.dens;
-        let keys = &mut t.keys;
-        let (pages, ops, req) = (&mut t.pages, &mut t.ops, &mut t.req);
-        t.granularity.for_each_key(r, |key| {
-            let id = dens.id(key);
-            if id as usize == keys.len() {
-                keys.push(key);
+        let keys = &mut self.batch_keys;
+        keys.clear();
+        for r in batch {
+            let ri = u32::try_from(t.times.len())
+                .ok()
+                .filter(|&i| i != u32::MAX)
+                .ok_or(SimError::TooLarge("requests"))?;
+            let n = t.granularity.count(r);
+            if t.pages.len() as u64 + keys.len() as u64 + n >= u64::from(u32::MAX) {
+                return Err(SimError::TooLarge("page accesses"));
             }
-            pages.push(id);
-            ops.push(r.op);
-            req.push(ri);
-        });
-        if r.op != Op::Trim {
-            t.accesses += n;
+            t.times.push(r.time_ns);
+            let (ops, req) = (&mut t.ops, &mut t.req);
+            t.granularity.for_each_key(r, |key| {
+                keys.push(key);
+                ops.push(r.op);
+                req.push(ri);
+            });
+            if r.op != Op::Trim {
+                t.accesses += n;
+            }
+        }
+        for (i, &key) in keys.iter().enumerate() {
+            if let Some(&ahead) = keys.get(i + DENSIFY_AHEAD) {
+                self.dens.prefetch(ahead);
+            }
+            let id = self.dens.id(key);
+            if id as usize == t.keys.len() {
+                t.keys.push(key);
+            }
+            t.pages.push(id);
         }
         Ok(())
     }
@@ -130,9 +147,7 @@ impl PreparedTrace {
         let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
         let mut n = 0u64;
         while reader.read_batch(&mut batch)? {
-            for r in &batch {
-                b.push(r)?;
-            }
+            b.push_batch(&batch)?;
             n += batch.len() as u64;
             progress(n);
         }
@@ -145,8 +160,9 @@ impl PreparedTrace {
         requests: impl IntoIterator<Item = &'a Request>,
     ) -> Result<PreparedTrace, SimError> {
         let mut b = Builder::new(granularity);
-        for r in requests {
-            b.push(r)?;
+        let requests: Vec<Request> = requests.into_iter().copied().collect();
+        for chunk in requests.chunks(wafer_trace::format::BATCH) {
+            b.push_batch(chunk)?;
         }
         Ok(b.finish())
     }
