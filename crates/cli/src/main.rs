@@ -79,7 +79,7 @@ fn main() {
         if is_broken_pipe(&err) {
             std::process::exit(0);
         }
-        eprintln!("wafer: {err:#}");
+        eprintln!("wafer: {}", one_line(&err));
         let code = if err.downcast_ref::<cmd::UsageError>().is_some() {
             2
         } else {
@@ -87,6 +87,24 @@ fn main() {
         };
         std::process::exit(code);
     }
+}
+
+/// The error and its causes on one line, `a: b: c`, leaving out a cause whose text
+/// the line already ends with (an I/O error shown as `path: reason` whose source is
+/// the same `reason`).
+fn one_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -233,19 +233,27 @@ fn after_template_must_vary_with_cells() {
 
 #[test]
 fn missing_trace_is_a_runtime_error() {
-    wafer()
-        .args([
-            "sim",
-            "-t",
-            "/nonexistent/trace.csv",
-            "-p",
-            "lru",
-            "-c",
-            "1MiB",
-        ])
-        .assert()
-        .code(1)
-        .stderr(predicate::str::starts_with("wafer: "));
+    for extra in [&[][..], &["--stream", "-c", "5%"][..]] {
+        let out = wafer()
+            .args([
+                "sim",
+                "-t",
+                "/nonexistent/trace.csv",
+                "-p",
+                "lru",
+                "-c",
+                "1MiB",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        // One line naming the file once, the reason once.
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            "wafer: /nonexistent/trace.csv: No such file or directory (os error 2)\n"
+        );
+    }
 }
 
 #[test]

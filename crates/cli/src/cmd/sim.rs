@@ -176,10 +176,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         format,
         ..ReadOptions::default()
     };
-    let open = || {
-        wafer_trace::open(&args.trace, &opts)
-            .with_context(|| format!("reading {}", args.trace.display()))
-    };
+    // Errors of the trace reader name the file (and line) themselves.
+    let open = || wafer_trace::open(&args.trace, &opts);
     let reading = || format!("reading {}", args.trace.display());
     let needs_footprint = sizes.iter().any(|(_, s)| s.needs_footprint());
     let (prepared, footprint) = if args.stream {
