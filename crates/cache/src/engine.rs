@@ -598,22 +598,29 @@ fn run_prepared<P: Policy, A: AfterSink>(
     run.finish(&policy, keys, after, u64::from(universe), cfg)
 }
 
-/// One access (or trim) of a streamed batch, densified before the policy sees it.
+/// One access (or trim) of a stream, densified before the policy sees it.
 #[derive(Clone, Copy, Debug)]
 struct Event {
     key: u64,
+    time: u64,
     page: u32,
     block: u32,
-    /// Index of the request in its batch.
-    req: u32,
     op: Op,
 }
 
-/// A stream is run batch by batch in two passes: first every page of the batch is
-/// densified (the hash lookups of a batch do not depend on each other, so the core
-/// overlaps their cache misses, where interleaved with the policy's work they would
-/// wait one by one), then the policy runs over the dense ids with the same prefetch
-/// hints as a prepared trace. Ids, events and results are those of a prepared trace.
+/// Events buffered before they are densified and run: enough for the lookups to
+/// overlap, few enough to stay in cache. A request is never split, so one request
+/// of more pages (up to 2^20 for the largest request of 4 KiB pages) makes one
+/// larger chunk.
+const STREAM_CHUNK: usize = 1 << 14;
+
+/// A stream is run in chunks of requests: their pages are expanded into events, the
+/// events densified (the hash lookups do not depend on each other, and each slot is
+/// prefetched `DENSIFY_AHEAD` keys ahead, so the cache misses overlap, where
+/// interleaved with the policy's work they would wait one by one), then the policy
+/// runs over the dense ids with the same prefetch hints as a prepared trace. Ids,
+/// events and results are those of a prepared trace; memory is the densifier, the
+/// policy and one chunk, whatever the trace's length.
 fn run_stream<P: Policy, A: AfterSink>(
     params: &P::Params,
     reader: &mut dyn RequestReader,
@@ -628,22 +635,8 @@ fn run_stream<P: Policy, A: AfterSink>(
     let (mut have_pages, mut have_blocks) = (0u32, 0u32);
     let gran = cfg.granularity;
     let ppb = cfg.pages_per_block.max(1);
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
-    let mut events: Vec<Event> = Vec::new();
     let mut index = 0u64;
-    while reader.read_batch(&mut batch)? {
-        events.clear();
-        for (ri, req) in batch.iter().enumerate() {
-            gran.for_each_key(req, |key| {
-                events.push(Event {
-                    key,
-                    page: 0,
-                    block: 0,
-                    req: ri as u32,
-                    op: req.op,
-                });
-            });
-        }
+    let mut flush = |events: &mut Vec<Event>| {
         // Trimmed pages are densified too, so dense ids (and the universe) are the
         // same as a prepared trace's.
         for i in 0..events.len() {
@@ -658,11 +651,12 @@ fn run_stream<P: Policy, A: AfterSink>(
         }
         if !pages.is_empty() {
             let last_block = (blocks.len() as u32).saturating_sub(1);
+            let last_page = pages.len() as u32 - 1;
             ensure(
                 &mut policy,
                 &mut have_pages,
                 &mut have_blocks,
-                pages.len() as u32 - 1,
+                last_page,
                 last_block,
             );
         }
@@ -670,9 +664,8 @@ fn run_stream<P: Policy, A: AfterSink>(
             if let Some(ahead) = events.get(i + PREFETCH_AHEAD) {
                 policy.prefetch(ahead.page);
             }
-            let time = batch[e.req as usize].time_ns;
             if e.op == Op::Trim {
-                run.trim(&mut policy, after, e.key, Some(e.page), time);
+                run.trim(&mut policy, after, e.key, Some(e.page), e.time);
                 continue;
             }
             let a = Access {
@@ -683,14 +676,34 @@ fn run_stream<P: Policy, A: AfterSink>(
                 index,
                 next_use: u64::MAX,
             };
-            run.access(&mut policy, &pages, after, &a, time);
+            run.access(&mut policy, &pages, after, &a, e.time);
             run.count_warmup();
             index += 1;
             if index % PROGRESS_EVERY == 0 {
                 progress(index);
             }
         }
+        events.clear();
+    };
+    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);
+    while reader.read_batch(&mut batch)? {
+        for req in &batch {
+            gran.for_each_key(req, |key| {
+                events.push(Event {
+                    key,
+                    time: req.time_ns,
+                    page: 0,
+                    block: 0,
+                    op: req.op,
+                });
+            });
+            if events.len() >= STREAM_CHUNK {
+                flush(&mut events);
+            }
+        }
     }
+    flush(&mut events);
     progress(index);
     let universe = pages.len() as u64;
     run.finish(&policy, &pages, after, universe, cfg)
@@ -1022,13 +1035,24 @@ mod tests {
         assert_eq!(sink.ops, sink2.ops);
     }
 
-    /// Streaming (odd batch size, growing arrays) and prepared runs agree for every
-    /// registered policy, with a trim, warm-up and flush-at-end in play.
+    /// Streaming (odd batch size, growing arrays, several chunks of events and a
+    /// request larger than a chunk) and prepared runs agree for every registered
+    /// policy, with a trim, warm-up and flush-at-end in play.
     #[test]
     fn stream_and_prepared_agree_for_every_policy() {
         let mut reqs = Vec::new();
         let mut x = 12345u64;
-        for i in 0..3000u64 {
+        for i in 0..20_000u64 {
+            if i == 9_000 {
+                let len = 4096 * (STREAM_CHUNK as u32 + 1000);
+                reqs.push(Request {
+                    time_ns: i,
+                    offset: 1 << 30,
+                    len,
+                    dev: 0,
+                    op: Op::Write,
+                });
+            }
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
