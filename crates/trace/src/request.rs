@@ -13,6 +13,14 @@ pub const NO_TIME: u64 = u64::MAX;
 /// above them (2^44 pages of 4 KiB = 64 PiB per device).
 pub const DEV_SHIFT: u32 = 44;
 
+/// Device numbers a request may carry (exclusive): the 20 bits above [`DEV_SHIFT`].
+pub const DEV_LIMIT: u32 = 1 << (64 - DEV_SHIFT);
+
+/// Bytes a request may address (exclusive): 2^53 = 8 PiB. A page key keeps 44 bits of
+/// the page number; at the smallest page (512 B, also the record-mode unit) that is 2^53
+/// bytes, so below this limit two distinct pages never share a key at any page size.
+pub const ADDRESS_LIMIT: u64 = 1 << (DEV_SHIFT + 9);
+
 /// What a request does to storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -70,15 +78,49 @@ impl Request {
     }
 
     /// Inclusive page range `offset/ps ..= (offset+len-1)/ps`; `None` for a zero-length
-    /// request, which touches no page.
+    /// request, which touches no page. Computed without forming `offset + len`, so it
+    /// cannot overflow for any offset (page sizes of 2 B and more).
     #[inline]
     pub fn page_range(&self, page_size: u64) -> Option<(u64, u64)> {
         if self.len == 0 {
             return None;
         }
         let first = self.offset / page_size;
-        let last = (self.offset + u64::from(self.len) - 1) / page_size;
+        let last = first + (self.offset % page_size + u64::from(self.len) - 1) / page_size;
         Some((first, last))
+    }
+
+    /// One past the last byte, or `None` if that lies beyond 2^64.
+    #[inline]
+    pub fn end(&self) -> Option<u64> {
+        self.offset.checked_add(u64::from(self.len))
+    }
+
+    /// Whether wafer can key every page of the request apart from every other page:
+    /// it starts below and ends at most at [`ADDRESS_LIMIT`], and its device is below
+    /// [`DEV_LIMIT`].
+    /// Readers refuse a record that fails this (with the message returned here)
+    /// rather than fold it onto another address.
+    pub fn check(&self) -> Result<(), String> {
+        if self.dev >= DEV_LIMIT {
+            return Err(format!(
+                "expected a device number below 2^20, found {}",
+                self.dev
+            ));
+        }
+        match self.end() {
+            None => Err(format!(
+                "expected a request that ends below 2^64 bytes, found offset {} + length {}",
+                self.offset, self.len
+            )),
+            // A record-mode access keys the first sector even of an empty request.
+            Some(end) if end > ADDRESS_LIMIT || self.offset >= ADDRESS_LIMIT => Err(format!(
+                "expected an address below 2^53 bytes (8 PiB, the largest wafer keys without \
+                 aliasing), found offset {} + length {}",
+                self.offset, self.len
+            )),
+            Some(_) => Ok(()),
+        }
     }
 }
 
@@ -170,6 +212,35 @@ mod tests {
         assert_eq!(req(4095, 2).page_range(4096), Some((0, 1)));
         assert_eq!(req(8192, 512).page_range(4096), Some((2, 2)));
         assert_eq!(req(8192, 0).page_range(4096), None);
+    }
+
+    #[test]
+    fn page_range_near_the_top_of_the_address_space() {
+        assert_eq!(
+            req(u64::MAX, 4096).page_range(4096),
+            Some((u64::MAX / 4096, u64::MAX / 4096 + 1))
+        );
+        assert_eq!(
+            req(u64::MAX - 4095, 4096).page_range(4096).unwrap().0,
+            (1 << 52) - 1
+        );
+    }
+
+    #[test]
+    fn check_refuses_what_would_overflow_or_alias() {
+        assert!(req(0, 4096).check().is_ok());
+        assert!(req(ADDRESS_LIMIT - 4096, 4096).check().is_ok());
+        assert!(req(ADDRESS_LIMIT - 4096, 4097).check().is_err());
+        assert!(req(ADDRESS_LIMIT, 0).check().is_err());
+        // Pages 0 and 2^56 / 4096 would share a key.
+        assert!(req(1 << 56, 4096).check().unwrap_err().contains("2^53"));
+        assert!(req(u64::MAX, 4096).check().unwrap_err().contains("2^64"));
+        let dev = |d| Request {
+            dev: d,
+            ..req(0, 512)
+        };
+        assert!(dev(DEV_LIMIT - 1).check().is_ok());
+        assert!(dev(DEV_LIMIT).check().unwrap_err().contains("2^20"));
     }
 
     #[test]

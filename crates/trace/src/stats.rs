@@ -51,6 +51,17 @@ pub struct InterArrival {
     pub p50_ns: u64,
     /// 99th percentile gap (ns, within 0.8%).
     pub p99_ns: u64,
+    /// The largest gap (ns): a single corrupt timestamp shows as one huge gap.
+    pub max_ns: u64,
+}
+
+impl InterArrival {
+    /// Whether one gap makes up most of the trace's duration `duration_ns` while the
+    /// others are small (over a thousand times below it at the 99th percentile): the
+    /// mark of a corrupt timestamp rather than of an idle period.
+    pub fn one_gap_dominates(&self, duration_ns: u64) -> bool {
+        self.gaps >= 2 && self.max_ns > duration_ns / 2 && self.max_ns / 1000 > self.p99_ns.max(1)
+    }
 }
 
 /// One bucket of the request size histogram.
@@ -193,6 +204,7 @@ pub struct StatsBuilder {
     gaps: LogHist,
     gap_count: u64,
     gap_sum: f64,
+    gap_max: u64,
     negative: u64,
     devices: BTreeMap<u32, u64>,
 }
@@ -216,6 +228,7 @@ impl StatsBuilder {
             gaps: LogHist::new(),
             gap_count: 0,
             gap_sum: 0.0,
+            gap_max: 0,
             negative: 0,
             devices: BTreeMap::new(),
         }
@@ -244,6 +257,7 @@ impl StatsBuilder {
                     self.gaps.add(g);
                     self.gap_count += 1;
                     self.gap_sum += g as f64;
+                    self.gap_max = self.gap_max.max(g);
                 } else {
                     self.negative += 1;
                 }
@@ -339,6 +353,7 @@ impl StatsBuilder {
                 },
                 p50_ns: self.gaps.quantile(self.gap_count, 0.5),
                 p99_ns: self.gaps.quantile(self.gap_count, 0.99),
+                max_ns: self.gap_max,
             },
             devices: self
                 .devices

@@ -6,6 +6,7 @@
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use wafer_trace::format::GenericSpec;
+use wafer_trace::request::{ADDRESS_LIMIT, DEV_LIMIT};
 use wafer_trace::wtr::{self, Columns, Extra, Header};
 use wafer_trace::{
     Format, Op, OutFormat, ReadOptions, Request, RequestReader, TraceWriter, WriteInfo, NO_TIME,
@@ -442,9 +443,10 @@ fn empty_trace_and_header_fields() {
 fn any_request() -> impl Strategy<Value = Request> {
     (
         prop_oneof![Just(NO_TIME), any::<u64>(), 0u64..1_000_000],
-        prop_oneof![any::<u64>(), 0u64..(1 << 20)],
+        // Every address and device wafer can key (the reader refuses the rest).
+        prop_oneof![0..ADDRESS_LIMIT - u64::from(u32::MAX), 0u64..(1 << 20)],
         prop_oneof![any::<u32>(), Just(4096u32), 0u32..2],
-        prop_oneof![Just(0u32), any::<u32>()],
+        prop_oneof![Just(0u32), 0..DEV_LIMIT],
         0u8..3,
     )
         .prop_map(|(time_ns, offset, len, dev, op)| Request {
@@ -454,6 +456,40 @@ fn any_request() -> impl Strategy<Value = Request> {
             dev,
             op: Op::from_u8(op).unwrap(),
         })
+}
+
+/// A `.wtr` file can hold requests no reader may hand on (written by another tool,
+/// or damaged so that the checksums still hold): a device of 2^20 and more would
+/// share page keys with device 0, and an end beyond 2^53 bytes with lower pages.
+#[test]
+fn requests_wafer_cannot_key_are_refused_not_folded() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = [
+        Request {
+            dev: DEV_LIMIT,
+            ..Request::default()
+        },
+        Request {
+            offset: 1 << 56,
+            len: 4096,
+            ..Request::default()
+        },
+        Request {
+            offset: u64::MAX,
+            len: 4096,
+            ..Request::default()
+        },
+    ];
+    for (i, r) in bad.into_iter().enumerate() {
+        let p = dir.path().join(format!("bad{i}.wtr"));
+        let mut w = wtr::Writer::create(&p, header(16, Columns::NONE)).unwrap();
+        w.write_some(&[Request::default(), r]);
+        w.finish().unwrap();
+        let err = read(&p, &ReadOptions::default()).unwrap_err().to_string();
+        let want = format!("{}: corrupt .wtr: chunk 0: expected", p.display());
+        assert!(err.starts_with(&want), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+    }
 }
 
 proptest! {

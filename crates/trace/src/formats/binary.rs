@@ -84,7 +84,8 @@ impl<F: RecordFormat> RequestReader for BinaryReader<F> {
                 self.index += 1;
                 let rec = &self.buf[i * F::SIZE..(i + 1) * F::SIZE];
                 let before = out.len();
-                if let Err(msg) = self.fmt.decode(rec, out) {
+                let decoded = self.fmt.decode(rec, out);
+                if let Err(msg) = decoded.and_then(|()| super::check_all(&out[before..])) {
                     out.truncate(before);
                     if self.skip_invalid {
                         self.skipped += 1;

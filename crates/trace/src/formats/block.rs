@@ -2,16 +2,13 @@
 //! numbers.
 //!
 //! Device numbers: `Request::dev` is folded into page keys above bit 44, so it must
-//! stay below 2^20. A Linux (major, minor) pair is stored as `major << 8 | minor`,
+//! stay below 2^20 ([`DEV_LIMIT`]). A Linux (major, minor) pair is stored as `major << 8 | minor`,
 //! the classic 16-bit `dev_t` layout (8,16 = `sdb` becomes 2064), which covers the
 //! devices block traces name (majors below 4096, minors below 256); larger numbers
 //! are rejected with a parse error rather than folded into a colliding key.
 
 use super::fields::{dec, expected};
-use crate::request::Op;
-
-/// Largest device number a request may carry (exclusive).
-pub(crate) const DEV_LIMIT: u64 = 1 << 20;
+use crate::request::{Op, DEV_LIMIT};
 
 /// `major << 8 | minor`, or an error message if it does not fit.
 pub(crate) fn dev_of(major: u64, minor: u64) -> Result<u32, String> {
@@ -26,7 +23,7 @@ pub(crate) fn dev_of(major: u64, minor: u64) -> Result<u32, String> {
 /// A plain device / volume number field (`< 2^20`).
 pub(crate) fn dev_field(b: &[u8], what: &str) -> Result<u32, String> {
     match dec(b) {
-        Some(v) if v < DEV_LIMIT => Ok(v as u32),
+        Some(v) if v < u64::from(DEV_LIMIT) => Ok(v as u32),
         _ => Err(expected(&format!("{what} (an integer below 2^20)"), b)),
     }
 }

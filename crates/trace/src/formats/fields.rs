@@ -246,6 +246,10 @@ pub(crate) fn scaled(b: &[u8], scale: u32) -> Option<u64> {
 fn scaled_float(b: &[u8], scale: u32) -> Option<u64> {
     let s = std::str::from_utf8(b).ok()?;
     let v: f64 = s.parse().ok()?;
+    // A negative number is refused even when it rounds to 0 (`-1e-20`).
+    if v.is_sign_negative() {
+        return None;
+    }
     let x = (v * 10f64.powi(i32::try_from(scale).ok()?)).round();
     (x.is_finite() && x >= 0.0 && x < u64::MAX as f64).then_some(x as u64)
 }
@@ -306,6 +310,10 @@ mod tests {
         assert_eq!(scaled(b".", 9), None);
         assert_eq!(scaled(b"1.2.3", 9), None);
         assert_eq!(scaled(b"-1", 9), None);
+        assert_eq!(scaled(b"-1e-20", 9), None);
+        assert_eq!(scaled(b"-0.0e0", 9), None);
+        assert_eq!(scaled(b"1e300", 9), None);
+        assert_eq!(scaled(b"NaN", 9), None);
     }
 
     #[test]

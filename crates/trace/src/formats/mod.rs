@@ -6,16 +6,21 @@
 //! device numbers), [`source`] the decompression.
 //!
 //! Detection (when no format is forced) looks at the first 64 KiB of the
-//! decompressed stream:
-//! 1. a NUL byte or other control bytes mean binary: vscsi v1, vscsi v2 and
-//!    oracleGeneral are tried by their record structure (version bytes and SCSI
-//!    opcodes; `next_access_vtime` pointing forward);
+//! decompressed stream and asks for positive evidence, never for its absence:
+//! 1. the binary formats, which have no magic, must show plausible field values
+//!    over a sample of records: vscsi v1 and v2 their version byte, SCSI opcodes,
+//!    lbns, lengths and timestamps; oracleGeneral its clock times, ids, sizes and
+//!    `next_access_vtime` ([`vscsi::looks_like`], [`oracle_general::looks_like`]);
 //! 2. otherwise every text format's own decoder is run on up to 64 complete lines,
-//!    in the order of [`TEXT_ORDER`]; the first that accepts them all wins. The
-//!    generic format is never guessed (it needs a column mapping); giving a
-//!    [`crate::format::GenericSpec`] without a format selects it.
+//!    in the order of [`TEXT_ORDER`]; the first that accepts them all wins. A stray
+//!    control byte therefore never makes a text trace "binary": the line holding it
+//!    is reported by the text reader. The generic format is never guessed (it needs
+//!    a column mapping); giving a [`crate::format::GenericSpec`] without a format
+//!    selects it.
 //!
-//! When nothing fits, the error lists what was tried and suggests `--format`.
+//! When nothing fits, the error says the format cannot be detected, lists what was
+//! tried and suggests `--format`. The format chosen is in [`TraceMeta::format`] for
+//! every output to name.
 
 mod android;
 mod binary;
@@ -39,6 +44,7 @@ pub(crate) use source::Stream;
 
 use crate::error::{Error, Result};
 use crate::format::{Format, ReadOptions, RequestReader, TraceMeta};
+use crate::request::Request;
 use binary::BinaryReader;
 use std::path::Path;
 use text::{accepts, TextReader};
@@ -59,18 +65,11 @@ pub(crate) const TEXT_ORDER: [Format; 9] = [
 /// Binary formats in the order detection tries them.
 pub(crate) const BINARY_ORDER: [Format; 2] = [Format::Vscsi, Format::OracleGeneral];
 
-/// Whether the start of a stream looks like text.
-fn is_text(head: &[u8]) -> bool {
-    !head
-        .iter()
-        .any(|&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t'))
-}
-
-/// The vscsi version (1 or 2) `head` looks like, if any.
+/// The vscsi version (1 or 2) `head` shows evidence of, if any.
 fn vscsi_version(head: &[u8]) -> Option<u8> {
-    if vscsi::looks_like(head, 32, 14, 12, 1) {
+    if vscsi::looks_like(head, vscsi::V1) {
         Some(1)
-    } else if vscsi::looks_like(head, 40, 2, 0, 2) {
+    } else if vscsi::looks_like(head, vscsi::V2) {
         Some(2)
     } else {
         None
@@ -80,14 +79,18 @@ fn vscsi_version(head: &[u8]) -> Option<u8> {
 /// Guess the format of a stream from its first bytes (`complete`: they are the
 /// whole stream).
 fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
-    if !is_text(head) {
-        if vscsi_version(head).is_some() {
-            return Some(Format::Vscsi);
-        }
-        return oracle_general::looks_like(head).then_some(Format::OracleGeneral);
+    if vscsi_version(head).is_some() {
+        return Some(Format::Vscsi);
+    }
+    if oracle_general::looks_like(head) {
+        return Some(Format::OracleGeneral);
     }
     TEXT_ORDER.into_iter().find(|&f| match f {
-        Format::WaferCsv => accepts(wafer_csv::WaferCsv::default(), head, complete),
+        // Its exact header is evidence enough: a bad record below it is then reported
+        // at its line instead of making the whole file undetectable.
+        Format::WaferCsv => head
+            .strip_prefix(crate::export::CSV_HEADER.as_bytes())
+            .is_some_and(|rest| rest.starts_with(b"\n") || rest.starts_with(b"\r\n")),
         Format::CloudphysicsCsv => accepts(cloudphysics_csv::CloudphysicsCsv, head, complete),
         Format::Android => accepts(android::Android, head, complete),
         Format::Blkparse => accepts(blkparse::Blkparse::default(), head, complete),
@@ -104,6 +107,12 @@ fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
         Format::Disksim => accepts(disksim::Disksim, head, complete),
         _ => false,
     })
+}
+
+/// [`Request::check`] on every request one record produced: the message of the first
+/// that wafer cannot key apart from other addresses.
+fn check_all(rs: &[Request]) -> std::result::Result<(), String> {
+    rs.iter().try_for_each(Request::check)
 }
 
 fn not_detected(path: &Path) -> Error {

@@ -5,8 +5,9 @@
 //! The format has no op: **every access is a read**. To make
 //! `Granularity::Record` keys equal the object ids (which, for the CloudPhysics
 //! sample, are the vscsi lbn), a record becomes a read at `offset = obj_id * 512`
-//! of `obj_size` bytes on device 0; ids of 2^55 and above wrap (their keys are
-//! truncated to 44 bits by `page_key` anyway). `next_access_vtime` is not kept.
+//! of `obj_size` bytes on device 0. Ids of 2^44 and above (hashed 64-bit ids, say)
+//! would share keys with smaller ones, so a record that carries one is refused
+//! rather than folded (`Request::check`). `next_access_vtime` is not kept.
 //! Time is `clock_time` seconds in ns.
 
 use super::binary::{le_u32, le_u64, RecordFormat};
@@ -19,9 +20,13 @@ impl RecordFormat for OracleGeneral {
     const SIZE: usize = 24;
     fn decode(&mut self, r: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
         let time_s = u64::from(le_u32(r, 0));
+        let id = le_u64(r, 4);
+        let offset = id
+            .checked_mul(SECTOR)
+            .ok_or_else(|| format!("expected an object id below 2^44, found {id}"))?;
         out.push(Request {
             time_ns: time_s * 1_000_000_000,
-            offset: le_u64(r, 4).wrapping_mul(SECTOR),
+            offset,
             len: le_u32(r, 12),
             dev: 0,
             op: Op::Read,
@@ -30,13 +35,23 @@ impl RecordFormat for OracleGeneral {
     }
 }
 
-/// Whether `head` looks like oracleGeneral: at least two whole records, and every
-/// `next_access_vtime` is -1 or a later 1-based record index.
+/// Whether `head` (the start of a stream) holds positive evidence of oracleGeneral
+/// records. The format has no magic, so every sampled record (at least two, at most
+/// 256) must be plausible: clock times non-decreasing (one second of jitter allowed),
+/// an object id wafer can key ([`crate::request::ADDRESS_LIMIT`] / 512), a size of at
+/// most 1 GiB, and `next_access_vtime` either -1 or a later record index below 2^48.
+/// Text or other binary data fails on the first few records.
 pub(crate) fn looks_like(head: &[u8]) -> bool {
     let recs: Vec<&[u8]> = head.chunks_exact(OracleGeneral::SIZE).take(256).collect();
+    let max_id = crate::request::ADDRESS_LIMIT / SECTOR;
     recs.len() >= 2
+        && recs
+            .windows(2)
+            .all(|w| le_u32(w[1], 0) + 1 >= le_u32(w[0], 0))
         && recs.iter().enumerate().all(|(i, r)| {
             let next = le_u64(r, 16) as i64;
-            next == -1 || next > i as i64 + 1
+            le_u64(r, 4) < max_id
+                && le_u32(r, 12) <= 1 << 30
+                && (next == -1 || (next > i as i64 + 1 && next < 1 << 48))
         })
 }

@@ -4,7 +4,9 @@
 //! allocation per line; lines are borrowed slices). A line longer than
 //! [`MAX_LINE`] bytes is an error (binary data read as text, or a file without line
 //! breaks), which keeps memory bounded whatever the input. `\r\n` endings are
-//! accepted; a final line without a terminator counts.
+//! accepted. A final line without a terminator is reported apart: every tool that
+//! writes a trace ends its last line, so a missing newline means the file was cut,
+//! possibly in the middle of a record that would still parse.
 //!
 //! [`TextReader`] drives a [`LineFormat`] over those lines and implements
 //! [`RequestReader`]: blank lines are skipped everywhere, malformed lines become
@@ -39,6 +41,8 @@ pub(crate) enum Next<'a> {
     Line(u64, &'a [u8]),
     /// Line `n` is longer than [`MAX_LINE`]; its remainder is discarded.
     TooLong(u64),
+    /// The input ends inside line `n`, which has no terminator.
+    Unterminated(u64, &'a [u8]),
     /// End of input.
     End,
 }
@@ -129,15 +133,10 @@ impl Lines {
                     self.start = self.end;
                     return Ok(Next::End);
                 }
-                // Last line without a terminator.
                 let s = self.start;
                 self.start = self.end;
                 self.line += 1;
-                let mut line = &self.buf[s..self.end];
-                if let [rest @ .., b'\r'] = line {
-                    line = rest;
-                }
-                return Ok(Next::Line(self.line, line));
+                return Ok(Next::Unterminated(self.line, &self.buf[s..self.end]));
             }
         }
     }
@@ -194,13 +193,29 @@ impl<P: LineFormat> RequestReader for TextReader<P> {
                         ),
                     ));
                 }
+                Next::Unterminated(no, line) => {
+                    if line.iter().all(|&b| super::fields::is_blank(b)) {
+                        continue;
+                    }
+                    if self.skip_invalid {
+                        self.skipped += 1;
+                        continue;
+                    }
+                    return Err(Error::parse(
+                        self.path(),
+                        no,
+                        "expected a line ending in a newline, found the end of the file \
+                         (cut in the middle of a record?)",
+                    ));
+                }
                 Next::Line(no, line) => (no, line),
             };
             if line.iter().all(|&b| super::fields::is_blank(b)) {
                 continue;
             }
             let before = out.len();
-            if let Err(msg) = self.parser.parse(no, line, out) {
+            let parsed = self.parser.parse(no, line, out);
+            if let Err(msg) = parsed.and_then(|()| super::check_all(&out[before..])) {
                 out.truncate(before);
                 if self.skip_invalid {
                     self.skipped += 1;
@@ -261,6 +276,9 @@ mod tests {
             match l.next_line().unwrap() {
                 Next::Line(n, s) => v.push(format!("{n}:{}", String::from_utf8_lossy(s))),
                 Next::TooLong(n) => v.push(format!("{n}:TOO LONG")),
+                Next::Unterminated(n, s) => {
+                    v.push(format!("{n}:{} (cut)", String::from_utf8_lossy(s)))
+                }
                 Next::End => return v,
             }
         }
@@ -268,11 +286,15 @@ mod tests {
 
     #[test]
     fn lines_and_numbers() {
-        assert_eq!(collect(b"a\r\nb\n\nc"), vec!["1:a", "2:b", "3:", "4:c"]);
+        assert_eq!(
+            collect(b"a\r\nb\n\nc"),
+            vec!["1:a", "2:b", "3:", "4:c (cut)"]
+        );
         assert_eq!(collect(b""), Vec::<String>::new());
         let mut long = vec![b'x'; MAX_LINE + 10];
         long.extend_from_slice(b"\nok\n");
         assert_eq!(collect(&long), vec!["1:TOO LONG", "2:ok"]);
+        assert_eq!(collect(b"a\n"), vec!["1:a"]);
         // Longer than the whole buffer, without any newline.
         let huge = vec![b'y'; BUF * 2 + 5];
         assert_eq!(collect(&huge), vec!["1:TOO LONG"]);

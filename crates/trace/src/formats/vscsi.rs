@@ -82,14 +82,65 @@ impl RecordFormat for VscsiV2 {
     }
 }
 
-/// Whether `head` (the start of a stream) looks like vscsi records of `size` bytes
-/// whose version byte sits at `ver_at`: every whole record in it has that version
-/// and at least one carries a read or write opcode at `cmd_at`.
-pub(crate) fn looks_like(head: &[u8], size: usize, ver_at: usize, cmd_at: usize, ver: u8) -> bool {
-    let recs: Vec<&[u8]> = head.chunks_exact(size).take(64).collect();
+/// Whether `head` (the start of a stream) holds positive evidence of vscsi records
+/// of `size` bytes whose version byte sits at `ver_at`, command at `cmd_at`, lbn at
+/// `lbn_at` and timestamp at `ts_at`. Of up to 64 records, nine in ten carry the
+/// version (so one damaged record is reported by the reader, not mistaken for another
+/// format), at least one is a read or write, and every data command addresses an lbn
+/// wafer can key with a length of at most 1 GiB, at a time that does not step back
+/// by more than a second.
+pub(crate) fn looks_like(head: &[u8], layout: Layout) -> bool {
+    let recs: Vec<&[u8]> = head.chunks_exact(layout.size).take(64).collect();
+    let versioned = recs
+        .iter()
+        .filter(|r| r[layout.ver_at + 1] == layout.ver)
+        .count();
+    let data: Vec<&&[u8]> = recs
+        .iter()
+        .filter(|r| r[layout.cmd_at + 1] == 0 && scsi_op(r[layout.cmd_at]).is_some())
+        .collect();
+    let max_lbn = crate::request::ADDRESS_LIMIT / SECTOR;
     !recs.is_empty()
-        && recs.iter().all(|r| r[ver_at + 1] == ver)
-        && recs
+        && versioned * 10 >= recs.len() * 9
+        && !data.is_empty()
+        && data
             .iter()
-            .any(|r| r[cmd_at + 1] == 0 && scsi_op(r[cmd_at]).is_some())
+            .all(|r| le_u64(r, layout.lbn_at) < max_lbn && le_u32(r, layout.len_at) <= 1 << 30)
+        && data.windows(2).all(|w| {
+            le_u64(w[1], layout.ts_at).saturating_add(1_000_000) >= le_u64(w[0], layout.ts_at)
+        })
 }
+
+/// Where the fields of one vscsi version sit in its record.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout {
+    size: usize,
+    ver: u8,
+    ver_at: usize,
+    cmd_at: usize,
+    len_at: usize,
+    lbn_at: usize,
+    ts_at: usize,
+}
+
+/// vscsi v1: `u32 sn, u32 len, u32 nSG, u16 cmd, u16 ver, u64 lbn, u64 ts`.
+pub(crate) const V1: Layout = Layout {
+    size: 32,
+    ver: 1,
+    ver_at: 14,
+    cmd_at: 12,
+    len_at: 4,
+    lbn_at: 16,
+    ts_at: 24,
+};
+
+/// vscsi v2: `u16 cmd, u16 ver, u32 sn, u32 len, u32 nSG, u64 lbn, u64 ts, u64 rt`.
+pub(crate) const V2: Layout = Layout {
+    size: 40,
+    ver: 2,
+    ver_at: 2,
+    cmd_at: 0,
+    len_at: 8,
+    lbn_at: 16,
+    ts_at: 24,
+};

@@ -5,6 +5,7 @@
 //! then `time_ns,op,dev,offset,len` per line: time in ns or empty (no timestamp), op
 //! `R`, `W` or `T`, device number, byte offset, byte length.
 
+use super::block::dev_field;
 use super::fields::{dec, dec_u32, expected, fixed, split};
 use super::text::LineFormat;
 use crate::export::CSV_HEADER;
@@ -43,7 +44,7 @@ impl LineFormat for WaferCsv {
             b"T" => Op::Trim,
             _ => return Err(expected("R, W or T", f[1])),
         };
-        let dev = dec_u32(f[2]).ok_or_else(|| expected("a device number below 2^32", f[2]))?;
+        let dev = dev_field(f[2], "a device number")?;
         let offset = dec(f[3]).ok_or_else(|| expected("a byte offset", f[3]))?;
         let len = dec_u32(f[4]).ok_or_else(|| expected("a length in bytes below 4 GiB", f[4]))?;
         out.push(Request {

@@ -321,6 +321,9 @@ impl RequestReader for Reader {
                 _ => Op::Trim,
             },
         }));
+        if let Err(msg) = out.iter().try_for_each(Request::check) {
+            return Err(self.corrupt(format!("chunk {}: {msg}", self.seen.chunks - 1)));
+        }
         if extra != Columns::NONE {
             self.assemble_extras(k)?;
         }

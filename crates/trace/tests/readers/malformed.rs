@@ -186,3 +186,170 @@ fn overlong_lines_are_an_error_not_a_memory_blowup() {
         "{e}"
     );
 }
+
+/// An SPC CSV of `n` lines (one request each, times increasing).
+fn spc_lines(n: u64) -> Vec<u8> {
+    (0..n)
+        .flat_map(|i| {
+            format!(
+                "0,{},4096,{},{}.5\n",
+                i * 8 + 3,
+                if i % 3 == 0 { 'W' } else { 'r' },
+                i
+            )
+            .into_bytes()
+        })
+        .collect()
+}
+
+#[test]
+fn one_control_byte_never_makes_a_text_trace_binary() {
+    // Formerly read as oracleGeneral: "350 requests, 259 GiB read".
+    for at in [0usize, 7, 400, 3000] {
+        let mut data = spc_lines(300);
+        data.insert(at, 0x01);
+        match read_bytes("s.csv", &data, &opts(None)) {
+            Ok((v, _)) => panic!("control byte at {at}: read {} requests", v.len()),
+            Err(e) => {
+                let m = e.to_string();
+                assert!(
+                    m.contains("cannot detect the trace format") || m.starts_with("s.csv:"),
+                    "{m}"
+                );
+                assert!(!m.contains("record"), "read as a binary format: {m}");
+            }
+        }
+    }
+    // A 24-byte multiple of text bytes is not an oracleGeneral trace either.
+    let mut data = spc_lines(300);
+    data.truncate(data.len() / 24 * 24);
+    data[100] = 0;
+    let e = read_bytes("s.csv", &data, &opts(None))
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("record"), "{e}");
+}
+
+#[test]
+fn a_text_trace_padded_with_nuls_fails_at_the_padding() {
+    // What a crash leaves at the end of a log: the text, then NULs to a block size.
+    let mut data = spc_lines(100);
+    let text_lines = 100;
+    data.resize(24 * 1024, 0);
+    let e = read_bytes("p.csv", &data, &opts(None))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with(&format!("p.csv:{}: ", text_lines + 1)), "{e}");
+}
+
+#[test]
+fn binary_detection_needs_evidence_and_a_damaged_record_is_reported_in_place() {
+    // Random bytes whose length is a multiple of 24 (and of 32 and 40).
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let noise: Vec<u8> = (0..24 * 40 * 8)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let e = read_bytes("n.bin", &noise, &opts(None))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cannot detect the trace format"), "{e}");
+
+    // vscsi v1 with one record's version damaged by two flipped bits: still vscsi,
+    // and the reader names the damaged record.
+    let mut vscsi = vec![0u8; 32 * 20];
+    for (i, r) in vscsi.chunks_mut(32).enumerate() {
+        r[0] = i as u8; // sequence number
+        r[5] = 0x10; // 4 KiB
+        r[12] = 0x2a; // WRITE(10)
+        r[15] = 1; // version 1
+        r[16] = 8 * i as u8; // lbn
+        r[24] = i as u8; // time
+    }
+    vscsi[32 * 5 + 15] ^= 0x03;
+    let e = read_bytes("v.bin", &vscsi, &opts(None))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "v.bin:6: record 6 (byte 160): expected vscsi version 0x01xx, found 0x0200"
+    );
+}
+
+#[test]
+fn addresses_and_devices_beyond_the_key_space_are_refused_per_record() {
+    let csv = |row: &str| format!("time_ns,op,dev,offset,len\n0,W,0,0,4096\n{row}\n");
+    for (row, want) in [
+        (
+            "1,W,0,18446744073709551615,4096",
+            "expected a request that ends below 2^64 bytes",
+        ),
+        (
+            "1,W,0,18446744073709547520,4096",
+            "expected a request that ends below 2^64 bytes",
+        ),
+        // Page 2^44 of 4 KiB pages would share page 0's key.
+        (
+            "1,W,0,72057594037927936,4096",
+            "expected an address below 2^53 bytes",
+        ),
+        (
+            "1,W,1048576,0,4096",
+            "expected a device number (an integer below 2^20)",
+        ),
+    ] {
+        let e = read_bytes("a.csv", csv(row).as_bytes(), &opts(None))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("a.csv:3: {want}")), "{row}: {e}");
+    }
+    // The same limits in a binary format and a block-layer text format.
+    let mut og = vec![0u8; 48];
+    og[16..24].copy_from_slice(&(-1i64).to_le_bytes());
+    og[24 + 4..24 + 12].copy_from_slice(&(1u64 << 44).to_le_bytes());
+    og[24 + 16..48].copy_from_slice(&(-1i64).to_le_bytes());
+    let e = read_bytes("o.bin", &og, &opts(Some(Format::OracleGeneral))).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("o.bin:2: record 2 (byte 24): expected an address below 2^53"),
+        "{e}"
+    );
+    let e = error(Format::Msr, "1,hm,1,Read,18446744073709551615,4096,10\n");
+    assert!(
+        e.starts_with("t.txt:1: expected a request that ends below 2^64"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_last_line_cut_mid_record_is_an_error_or_skipped() {
+    // Cut after "...,4096,W,99." : the last record would still parse.
+    let mut data = spc_lines(100);
+    data.truncate(data.len() - 2);
+    let e = read_bytes("c.csv", &data, &opts(Some(Format::Spc)))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("c.csv:100: expected a line ending in a newline"),
+        "{e}"
+    );
+    let o = ReadOptions {
+        format: Some(Format::Spc),
+        skip_invalid: true,
+        ..ReadOptions::default()
+    };
+    assert_eq!(read_bytes("c.csv", &data, &o).unwrap().0.len(), 99);
+}
+
+#[test]
+fn negative_times_are_refused_even_when_they_round_to_zero() {
+    let e = error(Format::Spc, "0,8,4096,W,-1e-20\n");
+    assert_eq!(
+        e,
+        "t.txt:1: expected a timestamp in seconds, found `-1e-20`"
+    );
+}

@@ -106,6 +106,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A device as its trace names it: block-layer traces by `major,minor` (stored as
+/// `major << 8 | minor`, `docs/formats.md`), the others by their number.
+fn device_name(format: Option<Format>, dev: u32) -> String {
+    match format {
+        Some(Format::Blkparse | Format::Fiu | Format::Android) => {
+            format!("{},{}", dev >> 8, dev & 0xff)
+        }
+        _ => dev.to_string(),
+    }
+}
+
 fn pct(part: u64, whole: u64) -> String {
     if whole == 0 {
         "-".to_string()
@@ -173,8 +184,16 @@ fn table(r: &Report) -> String {
         }
     }
     if s.timed > 0 {
-        let _ = writeln!(o, "duration      {}", seconds(s.duration_ns as f64));
         let ia = &s.inter_arrival;
+        let _ = writeln!(o, "duration      {}", seconds(s.duration_ns as f64));
+        if ia.one_gap_dominates(s.duration_ns) {
+            let _ = writeln!(
+                o,
+                "warning       one gap of {} between two requests makes up most of the \
+                 duration (a corrupt timestamp?)",
+                seconds(ia.max_ns as f64)
+            );
+        }
         let _ = writeln!(
             o,
             "inter-arrival mean {}, p50 {}, p99 {}{}",
@@ -193,7 +212,7 @@ fn table(r: &Report) -> String {
     let devs: Vec<String> = s
         .devices
         .iter()
-        .map(|d| format!("{} ({})", d.dev, d.requests))
+        .map(|d| format!("{} ({})", device_name(r.format, d.dev), d.requests))
         .collect();
     let _ = writeln!(o, "devices       {}", devs.join(", "));
     let _ = writeln!(o, "request sizes:");
