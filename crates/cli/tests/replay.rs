@@ -319,3 +319,85 @@ fn via_fio_reports_fios_numbers() {
     assert!(r["write"]["latency"]["p50_us"].as_f64().unwrap() > 0.0);
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 32 * p);
 }
+
+/// A wafer-csv trace of (write?, offset, len) on device 0, untimed.
+fn wafer_csv(dir: &Path, name: &str, reqs: &[(bool, u64, u32)]) -> PathBuf {
+    let mut s = String::from("time_ns,op,dev,offset,len\n");
+    for &(w, off, len) in reqs {
+        s += &format!(",{},0,{off},{len}\n", if w { "W" } else { "R" });
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// Asserts that `out` failed with status `code` and one line on stderr, returned.
+fn one_line_failure(out: &std::process::Output, code: i32) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(
+        err.starts_with("wafer: ") && err.ends_with('\n') && err.lines().count() == 1,
+        "not one line: {err:?}"
+    );
+    err
+}
+
+/// The attack's inputs: one 4 KiB write at 2^64 - 1 (replay tried to allocate 6 GiB)
+/// and one at 2^64 - 4096 (replay announced a range and issued a pwrite at that offset),
+/// with and without --wrap. Each is an error with status 1 naming the request, and the
+/// target is untouched. The trace readers may come to refuse such requests themselves
+/// (then the line names the line of the file): either way one line naming the record.
+#[test]
+fn requests_ending_beyond_2_64_are_errors_not_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("t.img");
+    std::fs::write(&target, vec![SENTINEL; 256 * PS]).unwrap();
+    for (name, off) in [("max.csv", u64::MAX), ("page.csv", u64::MAX - 4095)] {
+        let trace = wafer_csv(d.path(), name, &[(true, off, 4096)]);
+        for extra in [&[][..], &["--wrap"][..], &["--wrap", "--size", "1MiB"][..]] {
+            let out = wafer()
+                .arg("replay")
+                .arg(&trace)
+                .args(["--format", "wafer-csv", "--target"])
+                .arg(&target)
+                .args(extra)
+                .output()
+                .unwrap();
+            let err = one_line_failure(&out, 1);
+            let prefix = format!("wafer: {}:", trace.display());
+            assert!(err.starts_with(&prefix), "{extra:?}: {err}");
+            assert!(
+                err.contains(": request 1: write of 4096 bytes at offset")
+                    || err.starts_with(&format!("{prefix}2:")),
+                "{extra:?}: the record is not named: {err}"
+            );
+            let data = std::fs::read(&target).unwrap();
+            assert_eq!(data.len(), 256 * PS);
+            assert!(data.iter().all(|&b| b == SENTINEL), "{name} {extra:?}");
+        }
+    }
+}
+
+/// A --size whose whole pages do not fit in a file offset is refused (it overflowed
+/// while being rounded up to pages).
+#[test]
+fn size_beyond_any_file_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = wafer_csv(d.path(), "t.csv", &[(true, 0, 4096)]);
+    let target = d.path().join("t.img");
+    let out = wafer()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--format", "wafer-csv", "--target"])
+        .arg(&target)
+        .args(["--size", "18446744073709551615"])
+        .output()
+        .unwrap();
+    let err = one_line_failure(&out, 2);
+    assert_eq!(
+        err,
+        "wafer: --size 18446744073709551615: rounded up to whole pages of 4096 B it is \
+         larger than 9223372036854775807 bytes, the largest file size\n"
+    );
+    assert!(!target.exists());
+}

@@ -42,6 +42,10 @@ pub enum Error {
         /// What uses it, one phrase each (`/dev/sdb1 is mounted on /mnt (ext4)`).
         users: Vec<String>,
     },
+    /// A request whose pages cannot be addressed: they end beyond 2^64 or beyond the
+    /// largest file offset ([`crate::plan::MAX_END`]). The message names the request.
+    #[error("{0}")]
+    Unaddressable(String),
     /// The target is smaller than the trace's address range and `--wrap` was not given.
     #[error(
         "{}: target holds {target_bytes} bytes but the trace addresses {span_bytes} bytes \

@@ -131,7 +131,7 @@ pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
         Ok(f) => {
             let mut w = None;
             if probe_bytes > 0 {
-                let mut buf = AlignedBuf::new(probe_bytes);
+                let mut buf = AlignedBuf::new(probe_bytes)?;
                 if let Err(e) = f.read_at(buf.as_mut_slice(), 0) {
                     if !is_einval(&e) {
                         return Err(Error::io(path, e));
@@ -197,7 +197,7 @@ pub fn create_or_grow(path: &Path, size: u64) -> Result<u64> {
 /// Write zero pages over `[from, to)` sequentially (both page aligned) and sync, so
 /// that the filesystem allocates every block before the replay.
 pub fn prefill(t: &Target, from: u64, to: u64, progress: &mut dyn FnMut(u64)) -> Result<()> {
-    let buf = AlignedBuf::new(PREFILL_CHUNK);
+    let buf = AlignedBuf::new(PREFILL_CHUNK)?;
     let mut off = from;
     while off < to {
         let n = (to - off).min(PREFILL_CHUNK as u64) as usize;
