@@ -11,6 +11,9 @@
 //!    and without `allow_large` not beyond half of it nor beyond [`LARGE_FILE_BYTES`]:
 //!    a file target defaults to the trace's whole address span, which for a real
 //!    after-cache trace can be hundreds of GiB that preallocation would really write.
+//!
+//! Every refusal is an error for which [`Error::is_usage`] holds (exit status 2 in the
+//! CLI); I/O failures and unaddressable requests are not.
 
 use crate::error::{Error, Result};
 use crate::target::TargetKind;
@@ -127,7 +130,8 @@ mod tests {
             e.to_string(),
             "/dev/sdb: refusing to write: /dev/sdb1 is mounted on /media/card (vfat)"
         );
-        assert!(!e.is_usage());
+        // A refusal like the others: exit status 2 in the CLI (it was 1).
+        assert!(e.is_usage());
         check_unused(Path::new("/dev/sdb"), vec![]).unwrap();
     }
 
