@@ -3,7 +3,11 @@
 //! 1. Writing to a block device needs an explicit `destructive` permission; a trace
 //!    without writes may be replayed on any device (reads only, opened read-only).
 //! 2. A device is not written while it, or any partition of it, is mounted, or while a
-//!    device mapper / RAID device is stacked on it ([`crate::mounts`]).
+//!    device mapper / RAID device is stacked on it ([`crate::mounts`]); an existing file
+//!    is not written (nor grown) while it backs a loop device, is mounted itself or is a
+//!    swap file ([`crate::mounts::file_users`]): writing under a mounted file system
+//!    corrupts it whether it sits on a partition or in an image file. A block device is
+//!    also opened exclusively, so that the kernel refuses what the checks cannot see.
 //! 3. A target smaller than the trace's address range is refused unless addresses wrap.
 //! 4. Nothing is written outside the announced range: the mapper only produces
 //!    addresses inside it, and the player checks every I/O before issuing it.
@@ -35,7 +39,8 @@ pub fn check_destructive(
     Ok(())
 }
 
-/// Rule 2, given who uses the device ([`crate::mounts::BlockDevice::users`]).
+/// Rule 2, given who uses the device or file ([`crate::mounts::BlockDevice::users`],
+/// [`crate::mounts::file_users`]).
 pub fn check_unused(path: &Path, users: Vec<String>) -> Result<()> {
     if users.is_empty() {
         Ok(())

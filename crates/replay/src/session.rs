@@ -176,6 +176,13 @@ pub fn replay(
         TargetKind::File => {
             let want = round_up(o.size.unwrap_or(if info.exists { 0 } else { span }))?;
             let size = info.size.max(want);
+            // Rule 2 for files: an image in use (loop device, mount, swap) is not
+            // written, grown included.
+            if info.exists && (scan.writes > 0 || size > info.size) {
+                let users =
+                    mounts::live_file_users(target_path).map_err(|e| Error::io(target_path, e))?;
+                safety::check_unused(target_path, users)?;
+            }
             safety::check_size(target_path, size, span, o.page_size, o.wrap)?;
             if size > info.size {
                 let free = target::available_bytes(target_path)?;
