@@ -35,11 +35,14 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+        // Three octal digits make at most 0o777, more than a byte: such an escape is not
+        // the kernel's and stays as it is.
+        let v = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)))
+            .map(|d| d.iter().fold(0u16, |v, c| v * 8 + u16::from(c - b'0')))
+            .and_then(|v| u8::try_from(v).ok());
+        if let Some(v) = v {
             out.push(v);
             i += 4;
         } else {
@@ -360,6 +363,9 @@ tmpfs /run tmpfs rw 0 0
         assert_eq!(m[2].source, "/dev/sdb1");
         assert_eq!(m[2].target, "/media/my card");
         assert_eq!(m[2].fstype, "vfat");
+        // Not the kernel's escapes: kept as they are, no overflow.
+        assert_eq!(parse_mounts("/a\\777b /m\\04 x 0 0")[0].source, "/a\\777b");
+        assert_eq!(parse_mounts("/a\\777b /m\\04 x 0 0")[0].target, "/m\\04");
     }
 
     #[test]

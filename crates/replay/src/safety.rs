@@ -61,6 +61,9 @@ pub fn check_size(
     wrap: bool,
 ) -> Result<()> {
     let ps = u64::from(page_size);
+    if ps == 0 {
+        return Err(Error::Invalid("page size 0".into()));
+    }
     let usable = target_bytes / ps * ps;
     // Wrapping needs at least one page to wrap onto.
     if span_bytes > usable && (!wrap || usable == 0) {
