@@ -319,3 +319,312 @@ fn via_fio_reports_fios_numbers() {
     assert!(r["write"]["latency"]["p50_us"].as_f64().unwrap() > 0.0);
     assert_eq!(std::fs::metadata(&target).unwrap().len(), 32 * p);
 }
+
+/// A wafer-csv trace of (write?, offset, len) on device 0, untimed.
+fn wafer_csv(dir: &Path, name: &str, reqs: &[(bool, u64, u32)]) -> PathBuf {
+    let mut s = String::from("time_ns,op,dev,offset,len\n");
+    for &(w, off, len) in reqs {
+        s += &format!(",{},0,{off},{len}\n", if w { "W" } else { "R" });
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// Asserts that `out` failed with status `code` and one line on stderr, returned.
+fn one_line_failure(out: &std::process::Output, code: i32) -> String {
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
+    assert!(
+        err.starts_with("wafer: ") && err.ends_with('\n') && err.lines().count() == 1,
+        "not one line: {err:?}"
+    );
+    err
+}
+
+/// The attack's inputs: one 4 KiB write at 2^64 - 1 (replay tried to allocate 6 GiB)
+/// and one at 2^64 - 4096 (replay announced a range and issued a pwrite at that offset),
+/// with and without --wrap. Each is an error with status 1 naming the request, and the
+/// target is untouched. The trace readers may come to refuse such requests themselves
+/// (then the line names the line of the file): either way one line naming the record.
+#[test]
+fn requests_ending_beyond_2_64_are_errors_not_writes() {
+    let d = tempfile::tempdir().unwrap();
+    let target = d.path().join("t.img");
+    std::fs::write(&target, vec![SENTINEL; 256 * PS]).unwrap();
+    for (name, off) in [("max.csv", u64::MAX), ("page.csv", u64::MAX - 4095)] {
+        let trace = wafer_csv(d.path(), name, &[(true, off, 4096)]);
+        for extra in [&[][..], &["--wrap"][..], &["--wrap", "--size", "1MiB"][..]] {
+            let out = wafer()
+                .arg("replay")
+                .arg(&trace)
+                .args(["--format", "wafer-csv", "--target"])
+                .arg(&target)
+                .args(extra)
+                .output()
+                .unwrap();
+            let err = one_line_failure(&out, 1);
+            let prefix = format!("wafer: {}:", trace.display());
+            assert!(err.starts_with(&prefix), "{extra:?}: {err}");
+            assert!(
+                err.contains(": request 1: write of 4096 bytes at offset")
+                    || err.starts_with(&format!("{prefix}2:")),
+                "{extra:?}: the record is not named: {err}"
+            );
+            let data = std::fs::read(&target).unwrap();
+            assert_eq!(data.len(), 256 * PS);
+            assert!(data.iter().all(|&b| b == SENTINEL), "{name} {extra:?}");
+        }
+    }
+}
+
+/// A --size whose whole pages do not fit in a file offset is refused (it overflowed
+/// while being rounded up to pages).
+#[test]
+fn size_beyond_any_file_is_a_usage_error() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = wafer_csv(d.path(), "t.csv", &[(true, 0, 4096)]);
+    let target = d.path().join("t.img");
+    let out = wafer()
+        .arg("replay")
+        .arg(&trace)
+        .args(["--format", "wafer-csv", "--target"])
+        .arg(&target)
+        .args(["--size", "18446744073709551615"])
+        .output()
+        .unwrap();
+    let err = one_line_failure(&out, 2);
+    assert_eq!(
+        err,
+        "wafer: --size 18446744073709551615: rounded up to whole pages of 4096 B it is \
+         larger than 9223372036854775807 bytes, the largest file size\n"
+    );
+    assert!(!target.exists());
+}
+
+/// Runs a command; `Err` says what failed (for the skip message).
+fn sh(prog: &str, args: &[&std::ffi::OsStr]) -> Result<String, String> {
+    let out = std::process::Command::new(prog)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{prog}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{prog} {:?}: {}",
+            args,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// An ext4 image in a temporary directory, attached to a loop device and mounted. Drop
+/// undoes whatever was done, in reverse order, even when an assertion failed.
+struct LoopMount {
+    dir: tempfile::TempDir,
+    /// `/dev/loopN` once attached.
+    dev: Option<String>,
+    /// Whether `mnt` is mounted.
+    mounted: bool,
+    /// A process holding a mount of `dev` in a mount namespace of its own.
+    hidden: Option<std::process::Child>,
+}
+
+impl LoopMount {
+    fn image(&self) -> PathBuf {
+        self.dir.path().join("fs.img")
+    }
+
+    fn mnt(&self) -> PathBuf {
+        self.dir.path().join("mnt")
+    }
+
+    /// Needs root, losetup, mkfs.ext4 and mount; `Err` says why it cannot be had.
+    fn new() -> Result<LoopMount, String> {
+        use std::os::unix::fs::MetadataExt;
+        let uid = std::fs::metadata("/proc/self").map_err(|e| format!("/proc/self: {e}"))?;
+        if uid.uid() != 0 {
+            return Err("not running as root".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mut lm = LoopMount {
+            dir,
+            dev: None,
+            mounted: false,
+            hidden: None,
+        };
+        let img = lm.image();
+        let f = std::fs::File::create(&img).map_err(|e| e.to_string())?;
+        f.set_len(8 << 20).map_err(|e| e.to_string())?;
+        drop(f);
+        sh(
+            "mkfs.ext4",
+            &["-q".as_ref(), "-F".as_ref(), img.as_os_str()],
+        )?;
+        lm.dev = Some(sh(
+            "losetup",
+            &["-f".as_ref(), "--show".as_ref(), img.as_os_str()],
+        )?);
+        std::fs::create_dir(lm.mnt()).map_err(|e| e.to_string())?;
+        lm.mount()?;
+        std::fs::write(lm.mnt().join("hello.txt"), b"hello").map_err(|e| e.to_string())?;
+        Ok(lm)
+    }
+
+    fn mount(&mut self) -> Result<(), String> {
+        let dev = self.dev.clone().unwrap_or_default();
+        sh("mount", &[dev.as_ref(), self.mnt().as_os_str()])?;
+        self.mounted = true;
+        Ok(())
+    }
+
+    fn umount(&mut self) -> Result<(), String> {
+        sh("umount", &[self.mnt().as_os_str()])?;
+        self.mounted = false;
+        Ok(())
+    }
+
+    /// Mount the device in a new mount namespace, where this process cannot see it.
+    fn mount_hidden(&mut self) -> Result<(), String> {
+        use std::io::BufRead;
+        let dev = self.dev.clone().unwrap_or_default();
+        let script = format!(
+            "mount '{dev}' '{}' && echo mounted && exec sleep 120",
+            self.mnt().display()
+        );
+        let mut child = std::process::Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c", &script])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("unshare: {e}"))?;
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        self.hidden = Some(child);
+        if line.trim() != "mounted" {
+            return Err("unshare -m could not mount in a new namespace".into());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for LoopMount {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.hidden.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if self.mounted && self.umount().is_err() {
+            let _ = sh("umount", &["-l".as_ref(), self.mnt().as_os_str()]);
+        }
+        if let Some(dev) = self.dev.take() {
+            // The kernel releases a lazily unmounted or namespaced mount a moment later.
+            for _ in 0..50 {
+                if sh("losetup", &["-d".as_ref(), dev.as_ref()]).is_ok() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+    }
+}
+
+/// The attack: `wafer replay t --target fs.img --wrap` on the image of a mounted ext4
+/// exited 0 and corrupted it. The image, a symlink to it, and the loop device itself
+/// are refused with status 2 and one line naming the reason; so is the image while
+/// attached but unmounted, and the device while mounted where this process cannot see
+/// it (another mount namespace). The unmounted device may be written. Needs root,
+/// losetup, mkfs.ext4 and mount; skipped, visibly, without them.
+#[test]
+fn images_and_devices_of_mounted_file_systems_are_refused() {
+    let mut lm = match LoopMount::new() {
+        Ok(lm) => lm,
+        Err(why) => {
+            eprintln!("skipping images_and_devices_of_mounted_file_systems_are_refused: {why}");
+            return;
+        }
+    };
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096), (true, 1 << 20, 8192)]);
+    let image = lm.image();
+    let link = d.path().join("link.img");
+    std::os::unix::fs::symlink(&image, &link).unwrap();
+    let dev = lm.dev.clone().unwrap();
+    let replay = |target: &Path, extra: &[&str]| {
+        wafer()
+            .arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--target"])
+            .arg(target)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let mnt = std::fs::canonicalize(lm.mnt()).unwrap();
+    let before = std::fs::read(&image).unwrap();
+    for target in [&image, &link] {
+        let err = one_line_failure(&replay(target, &["--wrap"]), 2);
+        assert_eq!(
+            err,
+            format!(
+                "wafer: {}: refusing to write: it is the backing file of {dev}, and {dev} is \
+                 mounted on {} (ext4)\n",
+                target.display(),
+                mnt.display()
+            )
+        );
+    }
+    assert!(std::fs::read(&image).unwrap() == before, "image changed");
+    // Every safety refusal exits 2, the mounted device included (it exited 1).
+    let err = one_line_failure(&replay(Path::new(&dev), &["--wrap"]), 2);
+    assert!(err.contains("add --destructive to allow it"), "{err}");
+    let err = one_line_failure(&replay(Path::new(&dev), &["--wrap", "--destructive"]), 2);
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {dev}: refusing to write: {dev} is mounted on {} (ext4)\n",
+            mnt.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read(lm.mnt().join("hello.txt")).unwrap(),
+        b"hello",
+        "the file system is intact"
+    );
+
+    // Attached but not mounted: the image is still refused (a mount can come at any
+    // moment), the device may be written.
+    lm.umount().unwrap();
+    let err = one_line_failure(&replay(&link, &["--wrap"]), 2);
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {}: refusing to write: it is the backing file of {dev}\n",
+            link.display()
+        )
+    );
+    let out = replay(Path::new(&dev), &["--wrap", "--destructive"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Mounted in another mount namespace: /proc/self/mounts does not show it, the
+    // kernel's exclusive open refuses it. (The replay above overwrote the superblock.)
+    if let Err(why) = sh("mkfs.ext4", &["-q".as_ref(), "-F".as_ref(), dev.as_ref()])
+        .and_then(|_| lm.mount_hidden())
+    {
+        eprintln!("skipping the mount-namespace part: {why}");
+        return;
+    }
+    let err = one_line_failure(&replay(Path::new(&dev), &["--wrap", "--destructive"]), 2);
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {dev}: refusing to write: the kernel reports it busy (EBUSY on an \
+             exclusive open: mounted, used as swap, or claimed by a device mapper or RAID)\n"
+        )
+    );
+}

@@ -6,6 +6,11 @@
 //! instead of an aligned allocator the buffer over-allocates a `Vec<u8>` by one
 //! alignment unit and exposes the aligned window inside it; the vector is never grown,
 //! so the window never moves.
+//!
+//! Sizes come from options and traces, so the allocation is fallible: a size that
+//! overflows or that the allocator refuses is an error, not an abort.
+
+use crate::error::{Error, Result};
 
 /// Alignment of every buffer handed to the kernel.
 pub const ALIGN: usize = 4096;
@@ -18,12 +23,17 @@ pub struct AlignedBuf {
 }
 
 impl AlignedBuf {
-    /// A buffer of `len` bytes (zeroed).
-    pub fn new(len: usize) -> AlignedBuf {
-        let raw = vec![0u8; len + ALIGN];
+    /// A buffer of `len` bytes (zeroed); an error if `len` plus the alignment slack
+    /// overflows or cannot be allocated.
+    pub fn new(len: usize) -> Result<AlignedBuf> {
+        let too_big = || Error::Invalid(format!("cannot allocate an I/O buffer of {len} bytes"));
+        let total = len.checked_add(ALIGN).ok_or_else(too_big)?;
+        let mut raw = Vec::new();
+        raw.try_reserve_exact(total).map_err(|_| too_big())?;
+        raw.resize(total, 0);
         let addr = raw.as_ptr() as usize;
         let start = (ALIGN - addr % ALIGN) % ALIGN;
-        AlignedBuf { raw, start, len }
+        Ok(AlignedBuf { raw, start, len })
     }
 
     /// Capacity in bytes.
@@ -54,11 +64,20 @@ mod tests {
     #[test]
     fn window_is_aligned_and_sized() {
         for len in [0, 1, 512, 4096, 12288, 1 << 20] {
-            let mut b = AlignedBuf::new(len);
+            let mut b = AlignedBuf::new(len).unwrap();
             assert_eq!(b.as_slice().as_ptr() as usize % ALIGN, 0);
             assert_eq!(b.as_mut_slice().len(), len);
             assert_eq!(b.len(), len);
             assert!(b.as_slice().iter().all(|&x| x == 0));
+        }
+    }
+
+    /// A size near `usize::MAX` is an error, not an overflow or an abort.
+    #[test]
+    fn impossible_sizes_are_errors() {
+        for len in [usize::MAX, usize::MAX - ALIGN + 1, usize::MAX / 2] {
+            let e = AlignedBuf::new(len).err().expect("refused");
+            assert!(e.to_string().starts_with("cannot allocate"), "{e}");
         }
     }
 }

@@ -34,14 +34,19 @@ pub enum Error {
         /// Write requests in the trace.
         writes: u64,
     },
-    /// The block device, or a partition of it, is mounted.
+    /// The target is in use: a block device (or a partition of it) is mounted or has
+    /// holders, a file backs a loop device, is mounted itself or is a swap file.
     #[error("{}: refusing to write: {}", path.display(), users.join(", "))]
     InUse {
-        /// The device.
+        /// The device or file.
         path: PathBuf,
         /// What uses it, one phrase each (`/dev/sdb1 is mounted on /mnt (ext4)`).
         users: Vec<String>,
     },
+    /// A request whose pages cannot be addressed: they end beyond 2^64 or beyond the
+    /// largest file offset ([`crate::plan::MAX_END`]). The message names the request.
+    #[error("{0}")]
+    Unaddressable(String),
     /// The target is smaller than the trace's address range and `--wrap` was not given.
     #[error(
         "{}: target holds {target_bytes} bytes but the trace addresses {span_bytes} bytes \
@@ -102,12 +107,14 @@ impl Error {
         }
     }
 
-    /// Whether the error is about how the player was asked to run (a missing flag, an
-    /// impossible option) rather than a failure while running: front ends exit 2 for these.
+    /// Whether the error is a refusal of how the player was asked to run (a safety rule,
+    /// a missing flag, an impossible option) rather than a failure while running or a bad
+    /// trace: front ends exit 2 for these, as `docs/replay.md` promises.
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
             Error::NeedsDestructive { .. }
+                | Error::InUse { .. }
                 | Error::TooSmall { .. }
                 | Error::NoSpace { .. }
                 | Error::Invalid(_)

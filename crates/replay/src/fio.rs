@@ -10,7 +10,7 @@
 
 use crate::error::{Error, Result};
 use crate::histogram::LatencySummary;
-use crate::plan::Mapper;
+use crate::plan::{self, Mapper};
 use crate::report::OpReport;
 use crate::target::Target;
 use serde_json::Value;
@@ -58,22 +58,37 @@ fn write_iolog(
     let mut batch = Vec::new();
     let mut ios = Vec::new();
     let mut out = Vec::new();
+    let trace = reader.meta().path.clone();
+    let mut record = 0u64;
     while reader.read_batch(&mut batch)? {
         out.clear();
         for r in &batch {
+            record += 1;
             ios.clear();
-            wrapped += u64::from(mapper.map(r, &mut ios));
+            let w = mapper
+                .map(r, &mut ios)
+                .map_err(|why| plan::unaddressable(&trace, record, &why))?;
+            wrapped += u64::from(w);
             if ios.is_empty() {
                 continue;
             }
             requests += 1;
-            out.extend(ios.iter().map(|io| Request {
-                time_ns: NO_TIME,
-                offset: io.offset,
-                len: io.len as u32,
-                dev: 0,
-                op: if io.write { Op::Write } else { Op::Read },
-            }));
+            for io in &ios {
+                // I/Os are at most `Mapper::max_io_bytes`, a page or 4 MiB.
+                let len = u32::try_from(io.len).map_err(|_| {
+                    Error::Fio(format!(
+                        "an I/O of {} bytes does not fit an iolog line (at most 4 GiB)",
+                        io.len
+                    ))
+                })?;
+                out.push(Request {
+                    time_ns: NO_TIME,
+                    offset: io.offset,
+                    len,
+                    dev: 0,
+                    op: if io.write { Op::Write } else { Op::Read },
+                });
+            }
         }
         w.write_all(&out)?;
         progress(requests);

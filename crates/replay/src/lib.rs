@@ -11,7 +11,8 @@
 //! * [`plan`]: a first pass over the trace; requests become the whole pages they touch,
 //!   devices are laid out one after another, `--wrap` maps addresses modulo the target;
 //! * [`safety`] and [`mounts`]: block devices need `destructive`, are refused while
-//!   mounted or stacked on, targets too small are refused unless wrapping;
+//!   mounted or stacked on, files while they back a loop device, are mounted or are
+//!   swap; targets too small are refused unless wrapping;
 //! * [`target`]: O_DIRECT with a stated fallback, file creation and preallocation;
 //! * [`player`]: a pool of `queue_depth` threads doing `pread`/`pwrite` on
 //!   [`align::AlignedBuf`]s, trace order and overlap hazards kept, optional

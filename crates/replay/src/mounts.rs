@@ -5,8 +5,18 @@
 //! `/sys/class/block/<disk>/` that hold a `partition` file (the kernel's sysfs-block
 //! ABI). The parsing is separate from the file reading so that it can be tested on
 //! fixture text.
+//!
+//! A regular file can be in use too: the image of a file system mounted through a loop
+//! device (`/sys/block/loopN/loop/backing_file` names it), an image mounted directly (a
+//! mount source that is the file itself) or an active swap file (`/proc/swaps`).
+//! Writing to such a file corrupts the file system above it just as writing to a
+//! mounted partition does, and nothing in the kernel stops it, so [`file_users`] looks
+//! for all three. Files are compared by device and inode, not by path: the target may be
+//! a symlink or a hard link to the image, and the kernel's path may be spelled
+//! differently.
 
-use std::path::Path;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 /// One line of `/proc/self/mounts` (the fstab layout, `proc_pid_mounts(5)`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,11 +35,14 @@ fn unescape(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0');
+        // Three octal digits make at most 0o777, more than a byte: such an escape is not
+        // the kernel's and stays as it is.
+        let v = b
+            .get(i + 1..i + 4)
+            .filter(|d| b[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)))
+            .map(|d| d.iter().fold(0u16, |v, c| v * 8 + u16::from(c - b'0')))
+            .and_then(|v| u8::try_from(v).ok());
+        if let Some(v) = v {
             out.push(v);
             i += 4;
         } else {
@@ -167,7 +180,7 @@ impl BlockDevice {
 /// Resolve a mount source on the live system: its kernel name and `major:minor` if it
 /// is a block device node (symlinks followed).
 pub fn resolve_live(source: &str) -> Option<(String, String)> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    use std::os::unix::fs::FileTypeExt;
     let md = std::fs::metadata(source).ok()?;
     if !md.file_type().is_block_device() {
         return None;
@@ -187,10 +200,123 @@ pub fn minor(rdev: u64) -> u64 {
     ((rdev >> 12) & 0xffff_ff00) | (rdev & 0x0000_00ff)
 }
 
+/// A file's identity: device and inode of what a path leads to (symlinks followed).
+fn file_id(p: &Path) -> Option<(u64, u64)> {
+    std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// An attached loop device: its kernel name and its backing file as the kernel names
+/// it (the path it had when attached; ` (deleted)` is appended once it is unlinked).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopDevice {
+    /// Kernel name (`loop0`).
+    pub name: String,
+    /// The backing file.
+    pub backing_file: PathBuf,
+}
+
+/// The attached loop devices under a sysfs `block` directory (`/sys/block` on a live
+/// system, a fixture tree in tests): those with a `loop/backing_file`. A missing
+/// directory means no loop devices; any other failure to read it is an error, because
+/// the caller cannot then tell a free file from one in use.
+pub fn loop_devices(sys_block: &Path) -> std::io::Result<Vec<LoopDevice>> {
+    let entries = match std::fs::read_dir(sys_block) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for e in entries {
+        let e = e?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("loop") {
+            continue;
+        }
+        // Only attached devices have the file; the kernel ends it with a newline.
+        let Ok(text) = std::fs::read(e.path().join("loop/backing_file")) else {
+            continue;
+        };
+        let text = text.strip_suffix(b"\n").unwrap_or(&text);
+        if text.is_empty() {
+            continue;
+        }
+        use std::os::unix::ffi::OsStrExt;
+        out.push(LoopDevice {
+            name,
+            backing_file: PathBuf::from(std::ffi::OsStr::from_bytes(text)),
+        });
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}
+
+/// The file names of the text of `/proc/swaps` (a header line, then one line per swap
+/// area whose first field is its path, octal escapes as in the mounts file).
+pub fn parse_swaps(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(1)
+        .filter_map(|l| l.split_ascii_whitespace().next().map(unescape))
+        .collect()
+}
+
+/// Who uses the regular file `path`, one phrase each (empty = free): loop devices it
+/// backs (with what is mounted from them or stacked on them), mounts whose source is
+/// the file itself, swap areas that are the file. `sys_block` is the sysfs `block`
+/// directory, `resolve` as for [`BlockDevice::users`]. Paths are compared by device and
+/// inode, and by canonical path for a backing file that cannot be looked up.
+pub fn file_users(
+    path: &Path,
+    sys_block: &Path,
+    mounts: &[Mount],
+    swaps: &[String],
+    resolve: impl Fn(&str) -> Option<(String, String)>,
+) -> std::io::Result<Vec<String>> {
+    let md = std::fs::metadata(path)?;
+    let id = (md.dev(), md.ino());
+    let canonical = std::fs::canonicalize(path)?;
+    let same = |p: &Path| match file_id(p) {
+        Some(other) => other == id,
+        None => p == canonical,
+    };
+    let mut out = Vec::new();
+    for l in loop_devices(sys_block)? {
+        if !same(&l.backing_file) {
+            continue;
+        }
+        let mut phrase = format!("it is the backing file of /dev/{}", l.name);
+        if let Ok(bd) = BlockDevice::from_sysfs(sys_block, &l.name) {
+            let users = bd.users(mounts, &resolve);
+            if !users.is_empty() {
+                phrase = format!("{phrase}, and {}", users.join(" and "));
+            }
+        }
+        out.push(phrase);
+    }
+    for m in mounts {
+        if m.source.starts_with('/') && file_id(Path::new(&m.source)) == Some(id) {
+            out.push(format!("it is mounted on {} ({})", m.target, m.fstype));
+        }
+    }
+    if swaps.iter().any(|s| file_id(Path::new(s)) == Some(id)) {
+        out.push("it is in use as swap space".to_string());
+    }
+    Ok(out)
+}
+
+/// [`file_users`] on the live system (`/sys/block`, `/proc/self/mounts`, `/proc/swaps`).
+pub fn live_file_users(path: &Path) -> std::io::Result<Vec<String>> {
+    let mounts = parse_mounts(&std::fs::read_to_string("/proc/self/mounts")?);
+    let swaps = match std::fs::read_to_string("/proc/swaps") {
+        Ok(t) => parse_swaps(&t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    file_users(path, Path::new("/sys/block"), &mounts, &swaps, resolve_live)
+}
+
 /// Check, on the live system, that the block device node at `path` may be written:
 /// returns the list of users (empty = free).
 pub fn live_users(path: &Path) -> std::io::Result<Vec<String>> {
-    use std::os::unix::fs::MetadataExt;
     let md = std::fs::metadata(path)?;
     let dev = format!("{}:{}", major(md.rdev()), minor(md.rdev()));
     let name = BlockDevice::name_of(Path::new("/sys/dev/block"), &dev)?;
@@ -237,6 +363,9 @@ tmpfs /run tmpfs rw 0 0
         assert_eq!(m[2].source, "/dev/sdb1");
         assert_eq!(m[2].target, "/media/my card");
         assert_eq!(m[2].fstype, "vfat");
+        // Not the kernel's escapes: kept as they are, no overflow.
+        assert_eq!(parse_mounts("/a\\777b /m\\04 x 0 0")[0].source, "/a\\777b");
+        assert_eq!(parse_mounts("/a\\777b /m\\04 x 0 0")[0].target, "/m\\04");
     }
 
     #[test]
@@ -300,5 +429,110 @@ tmpfs /run tmpfs rw 0 0
         for (ma, mi) in [(8, 17), (259, 65536), (179, 0)] {
             assert_eq!((major(mk(ma, mi)), minor(mk(ma, mi))), (ma, mi));
         }
+    }
+
+    /// A fake `/sys/block` whose loop devices back files of `d`: `loop0` backs `img`
+    /// (named through a symlinked directory, as the kernel may spell it), `loop1` backs
+    /// `other`, `loop2` is detached, `loop3` backs a deleted file.
+    fn loop_fixture(d: &Path) -> PathBuf {
+        let w = |p: &str, s: &str| {
+            let p = d.join("sys").join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, s).unwrap();
+        };
+        std::fs::write(d.join("img"), b"ext4 image").unwrap();
+        std::fs::write(d.join("other"), b"another image").unwrap();
+        std::fs::write(d.join("free"), b"free").unwrap();
+        std::os::unix::fs::symlink(d, d.join("via")).unwrap();
+        w("loop0/dev", "7:0\n");
+        w(
+            "loop0/loop/backing_file",
+            &format!("{}\n", d.join("via/img").display()),
+        );
+        w("loop1/dev", "7:1\n");
+        w(
+            "loop1/loop/backing_file",
+            &format!("{}\n", d.join("other").display()),
+        );
+        w("loop2/dev", "7:2\n");
+        w("loop3/dev", "7:3\n");
+        w(
+            "loop3/loop/backing_file",
+            &format!("{} (deleted)\n", d.join("free").display()),
+        );
+        w("vda/dev", "254:0\n");
+        d.join("sys")
+    }
+
+    #[test]
+    fn loop_devices_are_read_from_sysfs() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = loop_fixture(d.path());
+        let names: Vec<String> = loop_devices(&sys)
+            .unwrap()
+            .into_iter()
+            .map(|l| l.name)
+            .collect();
+        assert_eq!(names, vec!["loop0", "loop1", "loop3"]);
+        assert!(loop_devices(&d.path().join("no-sysfs")).unwrap().is_empty());
+    }
+
+    /// The attack: the image of a mounted file system, named directly, through a
+    /// symlink or through a hard link, is found by device and inode and refused with
+    /// the mount named; a file no loop device backs is free.
+    #[test]
+    fn loop_backed_images_are_found_by_device_and_inode() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = loop_fixture(d.path());
+        let img = d.path().join("img");
+        std::os::unix::fs::symlink(&img, d.path().join("link")).unwrap();
+        std::fs::hard_link(&img, d.path().join("hard")).unwrap();
+        let mounts = parse_mounts("/dev/loop0 /mnt/img ext4 rw,relatime 0 0\n");
+        for name in ["img", "link", "hard"] {
+            let users = file_users(&d.path().join(name), &sys, &mounts, &[], |_| None).unwrap();
+            assert_eq!(
+                users,
+                vec![
+                    "it is the backing file of /dev/loop0, and /dev/loop0 is mounted on \
+                     /mnt/img (ext4)"
+                ],
+                "{name}"
+            );
+        }
+        // Attached but not mounted: still refused (a mount can come at any time).
+        let users = file_users(&d.path().join("other"), &sys, &mounts, &[], |_| None).unwrap();
+        assert_eq!(users, vec!["it is the backing file of /dev/loop1"]);
+        // loop3's file was deleted: the file now at that path is another one.
+        let free = d.path().join("free");
+        assert!(file_users(&free, &sys, &mounts, &[], |_| None)
+            .unwrap()
+            .is_empty());
+    }
+
+    /// An image mounted without a loop device (the mount source is the file) and a
+    /// swap file are in use too.
+    #[test]
+    fn mounted_images_and_swap_files_are_in_use() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = loop_fixture(d.path());
+        let free = d.path().join("free");
+        let mounts = parse_mounts(&format!("{} /mnt/ro erofs ro 0 0\n", free.display()));
+        assert_eq!(
+            file_users(&free, &sys, &mounts, &[], |_| None).unwrap(),
+            vec!["it is mounted on /mnt/ro (erofs)"]
+        );
+        let swaps = parse_swaps(&format!(
+            "Filename\tType\tSize\tUsed\tPriority\n{}\tfile\t1024\t0\t-2\n",
+            free.display()
+        ));
+        assert_eq!(swaps, vec![free.display().to_string()]);
+        assert_eq!(
+            file_users(&free, &sys, &[], &swaps, |_| None).unwrap(),
+            vec!["it is in use as swap space"]
+        );
+        assert_eq!(
+            parse_swaps("Filename Type Size Used Priority\n/swap\\040file file 8 0 -2\n"),
+            vec!["/swap file"]
+        );
     }
 }

@@ -54,8 +54,13 @@ fn word(seed: u64, offset: u64, seq: u64, i: u64) -> u64 {
 /// Fill `buf` (whole pages of `page_size` bytes, the first at byte `offset` of the
 /// target) with the pattern of write `seq`.
 pub fn fill(buf: &mut [u8], page_size: usize, seed: u64, offset: u64, seq: u64) {
+    if page_size == 0 {
+        return;
+    }
     for (p, page) in buf.chunks_exact_mut(page_size).enumerate() {
-        let off = offset + (p * page_size) as u64;
+        // The stamp of a page, not an address: the player only fills pages inside its
+        // range, and modular arithmetic keeps a library caller's odd offset panic-free.
+        let off = offset.wrapping_add((p as u64).wrapping_mul(page_size as u64));
         for (i, w) in page.chunks_exact_mut(8).enumerate() {
             w.copy_from_slice(&word(seed, off, seq, i as u64).to_le_bytes());
         }

@@ -11,8 +11,13 @@
 //! the replay announces is `[0, span)` of that layout, or, with `--wrap` and a target
 //! smaller than the span, `[0, target pages)`, page `p` going to `p mod target pages`.
 //! Nothing is ever written outside the announced range (checked per I/O by the player).
+//!
+//! Addresses come from files, generators and library callers, so none is trusted: every
+//! step from a byte offset to a page, an end or a layout position is checked arithmetic,
+//! and a request whose whole pages would end beyond [`MAX_END`] is an
+//! [`Error::Unaddressable`] naming the request, before anything is allocated or issued.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use wafer_trace::{Op, Request, RequestReader, NO_TIME};
@@ -20,6 +25,72 @@ use wafer_trace::{Op, Request, RequestReader, NO_TIME};
 /// I/Os are at most this many bytes; longer requests are split (each piece keeps the
 /// order of the request).
 pub const MAX_IO_BYTES: u64 = 4 << 20;
+
+/// Largest end (exclusive) of anything the player addresses, trace addresses and the
+/// devices laid end to end included: file offsets are signed 64-bit (`off_t`) and the
+/// kernel refuses an I/O whose end does not fit in one. Keeping every address below it
+/// also keeps every sum of an offset and a length inside `u64`.
+pub const MAX_END: u64 = i64::MAX as u64;
+
+/// The pages `first..=last` (of `ps` bytes) that request `r` covers, `None` for a
+/// zero-length request; `Err` says why its pages cannot be addressed (the caller names
+/// the request). Used instead of `Request::page_range`, whose sum can overflow.
+pub fn pages_of(r: &Request, ps: u64) -> Result<Option<(u64, u64)>, String> {
+    if r.len == 0 {
+        return Ok(None);
+    }
+    if ps == 0 {
+        return Err("page size 0".into());
+    }
+    let end = r.offset.checked_add(u64::from(r.len));
+    let first = r.offset / ps;
+    // end >= 1 because len > 0.
+    let last = end.map(|e| (e - 1) / ps);
+    let page_end = last.and_then(|l| l.checked_add(1)?.checked_mul(ps));
+    let place = match (end, page_end) {
+        (Some(_), Some(pe)) if pe <= MAX_END => {
+            return Ok(Some((first, last.unwrap_or(first))));
+        }
+        (None, _) => "ends at or beyond byte 2^64".to_string(),
+        (Some(e), None) => {
+            format!(
+                "ends at byte {e}, at or beyond byte 2^64 once rounded up to whole pages of \
+                 {ps} B"
+            )
+        }
+        (Some(e), Some(pe)) if e == pe => format!("ends at byte {e}"),
+        (Some(e), Some(pe)) => {
+            format!("ends at byte {e}, {pe} once rounded up to whole pages of {ps} B")
+        }
+    };
+    Err(format!(
+        "{} of {} bytes at offset {} (device {}) {place}; expected requests that end by \
+         byte {MAX_END} (2^63 - 1, the largest file offset)",
+        op_name(r.op),
+        r.len,
+        r.offset,
+        r.dev
+    ))
+}
+
+fn op_name(op: Op) -> &'static str {
+    match op {
+        Op::Read => "read",
+        Op::Write => "write",
+        Op::Trim => "trim",
+    }
+}
+
+/// The error for request number `n` (1-based) of the trace at `trace` (may be empty
+/// for requests that do not come from a file).
+pub fn unaddressable(trace: &std::path::Path, n: u64, why: &str) -> Error {
+    let at = if trace.as_os_str().is_empty() {
+        String::new()
+    } else {
+        format!("{}: ", trace.display())
+    };
+    Error::Unaddressable(format!("{at}request {n}: {why}"))
+}
 
 /// What the first pass learned about the trace.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -50,7 +121,9 @@ pub struct Scan {
     pub max_request_pages: u64,
 }
 
-/// Read the whole trace once, calling `progress(requests so far)` now and then.
+/// Read the whole trace once, calling `progress(requests so far)` now and then. A read
+/// or write whose pages end beyond [`MAX_END`] is an [`Error::Unaddressable`] naming it
+/// (trims are not replayed, so their addresses are not checked).
 pub fn scan(
     reader: &mut dyn RequestReader,
     page_size: u32,
@@ -68,24 +141,27 @@ pub fn scan(
                 s.first_time_ns.get_or_insert(r.time_ns);
                 s.last_time_ns = Some(r.time_ns);
             }
-            let Some((first, last)) = r.page_range(ps) else {
+            if r.len == 0 {
                 s.empty += 1;
                 continue;
+            }
+            if r.op == Op::Trim {
+                s.trims += 1;
+                continue;
+            }
+            let (first, last) = match pages_of(r, ps) {
+                Ok(Some(p)) => p,
+                Ok(None) => continue,
+                Err(why) => return Err(unaddressable(&reader.meta().path, s.requests, &why)),
             };
+            // last < MAX_END / ps, so neither this nor `last + 1` overflows.
             let pages = last - first + 1;
-            match r.op {
-                Op::Read => {
-                    s.reads += 1;
-                    s.read_pages += pages;
-                }
-                Op::Write => {
-                    s.writes += 1;
-                    s.write_pages += pages;
-                }
-                Op::Trim => {
-                    s.trims += 1;
-                    continue;
-                }
+            if r.op == Op::Write {
+                s.writes += 1;
+                s.write_pages = s.write_pages.saturating_add(pages);
+            } else {
+                s.reads += 1;
+                s.read_pages = s.read_pages.saturating_add(pages);
             }
             s.max_request_pages = s.max_request_pages.max(pages);
             let e = spans.entry(r.dev).or_insert(0);
@@ -121,33 +197,48 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// Lay out the devices found by [`scan`].
-    pub fn new(scan: &Scan, page_size: u32) -> Layout {
+    /// Lay out the devices found by [`scan`]. Devices that each fit may still not fit
+    /// end to end: a layout that would end beyond [`MAX_END`] is an
+    /// [`Error::Unaddressable`] naming the first device that does not fit.
+    pub fn new(scan: &Scan, page_size: u32) -> Result<Layout> {
         let ps = u64::from(page_size);
-        let mut base = 0;
-        let devs = scan
-            .devs
-            .iter()
-            .map(|&(dev, pages)| {
-                let slot = DevSlot {
-                    dev,
-                    base: base * ps,
-                    bytes: pages * ps,
-                };
-                base += pages;
-                slot
-            })
-            .collect();
-        Layout {
+        if ps == 0 {
+            return Err(Error::Invalid("page size 0".into()));
+        }
+        let max_pages = MAX_END / ps;
+        let mut base: u64 = 0;
+        let mut devs = Vec::with_capacity(scan.devs.len());
+        for &(dev, pages) in &scan.devs {
+            let end = base.checked_add(pages).filter(|&e| e <= max_pages);
+            let Some(end) = end else {
+                return Err(Error::Unaddressable(format!(
+                    "device {dev} ({pages} pages of {ps} B) laid after the {} devices \
+                     before it, from byte {}, ends beyond byte {MAX_END} (2^63 - 1, the \
+                     largest file offset); expected the devices of a trace to span at \
+                     most that together",
+                    devs.len(),
+                    base * ps
+                )));
+            };
+            // base, pages <= end <= MAX_END / ps: the products fit.
+            devs.push(DevSlot {
+                dev,
+                base: base * ps,
+                bytes: pages * ps,
+            });
+            base = end;
+        }
+        Ok(Layout {
             page_size,
             devs,
             span_pages: base,
-        }
+        })
     }
 
-    /// Bytes the layout spans.
+    /// Bytes the layout spans (saturating: a layout of [`Layout::new`] spans at most
+    /// [`MAX_END`]; [`Mapper::new`] refuses one built otherwise that spans more).
     pub fn span_bytes(&self) -> u64 {
-        self.span_pages * u64::from(self.page_size)
+        self.span_pages.saturating_mul(u64::from(self.page_size))
     }
 
     fn base_page(&self, dev: u32) -> Option<u64> {
@@ -180,29 +271,44 @@ pub struct Mapper {
     ps: u64,
     range_pages: u64,
     max_io_pages: u64,
+    wrap: bool,
 }
 
 impl Mapper {
     /// A mapper onto a target of `target_bytes`; `wrap` maps pages beyond the target
     /// modulo its page count (the caller has refused a too-small target without it).
-    pub fn new(layout: Layout, target_bytes: u64, wrap: bool) -> Mapper {
+    /// The layout's fields are public, so its span is checked again here: one that
+    /// ends beyond [`MAX_END`] is an [`Error::Unaddressable`].
+    pub fn new(layout: Layout, target_bytes: u64, wrap: bool) -> Result<Mapper> {
         let ps = u64::from(layout.page_size);
+        if ps == 0 {
+            return Err(Error::Invalid("page size 0".into()));
+        }
+        if layout.span_pages > MAX_END / ps {
+            return Err(Error::Unaddressable(format!(
+                "a layout of {} pages of {ps} B ends beyond byte {MAX_END} (2^63 - 1, the \
+                 largest file offset)",
+                layout.span_pages
+            )));
+        }
         let target_pages = target_bytes / ps;
         let range_pages = if wrap {
             layout.span_pages.min(target_pages)
         } else {
             layout.span_pages
         };
-        Mapper {
+        Ok(Mapper {
             ps,
             range_pages,
             max_io_pages: (MAX_IO_BYTES / ps).max(1),
             layout,
-        }
+            wrap,
+        })
     }
 
     /// The announced range is `[0, range_bytes)`.
     pub fn range_bytes(&self) -> u64 {
+        // range_pages <= span_pages <= MAX_END / ps (checked in `new`).
         self.range_pages * self.ps
     }
 
@@ -217,20 +323,47 @@ impl Mapper {
     }
 
     /// Append the I/Os of `r` to `out` (none for trims and zero-length requests).
-    /// Returns whether any page was wrapped.
-    pub fn map(&self, r: &Request, out: &mut Vec<Io>) -> bool {
+    /// Returns whether any page was wrapped. `Err` says why the request cannot be
+    /// mapped (the caller names the request): its pages end beyond [`MAX_END`], or, the
+    /// trace having changed since the scan, they lie beyond the announced range without
+    /// `wrap` or on a device the layout does not hold. Nothing is appended then.
+    pub fn map(&self, r: &Request, out: &mut Vec<Io>) -> Result<bool, String> {
         let write = match r.op {
             Op::Read => false,
             Op::Write => true,
-            Op::Trim => return false,
+            Op::Trim => return Ok(false),
         };
-        let Some((first, last)) = r.page_range(self.ps) else {
-            return false;
+        let Some((first, last)) = pages_of(r, self.ps)? else {
+            return Ok(false);
         };
         let Some(base) = self.layout.base_page(r.dev) else {
-            return false; // a device the scan never saw: impossible for the same trace
+            return Err(format!(
+                "{} of {} bytes at offset {} is on device {}, which the layout does not \
+                 hold (the trace changed since it was scanned?)",
+                op_name(r.op),
+                r.len,
+                r.offset,
+                r.dev
+            ));
         };
-        let mut page = base + first;
+        let beyond = || {
+            format!(
+                "{} of {} bytes at offset {} (device {}) lies beyond the announced range of \
+                 {} pages of {} B (the trace changed since it was scanned?)",
+                op_name(r.op),
+                r.len,
+                r.offset,
+                r.dev,
+                self.range_pages,
+                self.ps
+            )
+        };
+        // The last page in the layout; it must exist, and without `wrap` be in range.
+        let last_page = base.checked_add(last).ok_or_else(beyond)?;
+        if self.range_pages == 0 || (!self.wrap && last_page >= self.range_pages) {
+            return Err(beyond());
+        }
+        let mut page = base + first; // <= last_page
         let mut left = last - first + 1;
         let mut wrapped = false;
         while left > 0 {
@@ -239,16 +372,18 @@ impl Mapper {
                 p %= self.range_pages;
                 wrapped = true;
             }
+            // p < range_pages, so n >= 1 and p + n <= range_pages: the products
+            // below stay within range_bytes.
             let n = left.min(self.range_pages - p).min(self.max_io_pages);
             out.push(Io {
                 offset: p * self.ps,
                 len: n * self.ps,
                 write,
             });
-            page += n;
+            page += n; // <= last_page + 1
             left -= n;
         }
-        wrapped
+        Ok(wrapped)
     }
 }
 
@@ -301,7 +436,7 @@ mod tests {
         );
         assert_eq!(s.devs, vec![(0, 2), (3, 11)]);
         assert_eq!(s.max_request_pages, 2);
-        let l = Layout::new(&s, 4096);
+        let l = Layout::new(&s, 4096).unwrap();
         assert_eq!(l.span_pages, 13);
         assert_eq!(
             l.devs[1],
@@ -316,9 +451,9 @@ mod tests {
     #[test]
     fn unaligned_requests_become_whole_pages() {
         let s = scan_of(vec![req(0, 0, 4096 * 100, Op::Read)]);
-        let m = Mapper::new(Layout::new(&s, 4096), 1 << 30, false);
+        let m = Mapper::new(Layout::new(&s, 4096).unwrap(), 1 << 30, false).unwrap();
         let mut out = vec![];
-        assert!(!m.map(&req(0, 4095, 2, Op::Write), &mut out));
+        assert!(!m.map(&req(0, 4095, 2, Op::Write), &mut out).unwrap());
         assert_eq!(
             out,
             vec![Io {
@@ -337,10 +472,12 @@ mod tests {
             req(0, 99 * 4096, 4096, Op::Read),
         ]);
         // 100 pages of trace onto a 10-page (plus a partial page) target.
-        let m = Mapper::new(Layout::new(&s, 4096), 10 * 4096 + 100, true);
+        let m = Mapper::new(Layout::new(&s, 4096).unwrap(), 10 * 4096 + 100, true).unwrap();
         assert_eq!(m.range_bytes(), 10 * 4096);
         let mut out = vec![];
-        assert!(m.map(&req(0, 23 * 4096, 4 * 4096, Op::Write), &mut out));
+        assert!(m
+            .map(&req(0, 23 * 4096, 4 * 4096, Op::Write), &mut out)
+            .unwrap());
         assert_eq!(
             out,
             vec![Io {
@@ -351,7 +488,9 @@ mod tests {
         );
         out.clear();
         // pages 8..=12 -> 8, 9 then 0, 1, 2
-        assert!(m.map(&req(0, 8 * 4096, 5 * 4096, Op::Read), &mut out));
+        assert!(m
+            .map(&req(0, 8 * 4096, 5 * 4096, Op::Read), &mut out)
+            .unwrap());
         assert_eq!(
             out,
             vec![
@@ -372,11 +511,162 @@ mod tests {
     #[test]
     fn long_requests_are_split_into_max_io_pieces() {
         let s = scan_of(vec![req(0, 0, 10 << 20, Op::Write)]);
-        let m = Mapper::new(Layout::new(&s, 4096), 1 << 30, false);
+        let m = Mapper::new(Layout::new(&s, 4096).unwrap(), 1 << 30, false).unwrap();
         let mut out = vec![];
-        m.map(&req(0, 0, 10 << 20, Op::Write), &mut out);
+        m.map(&req(0, 0, 10 << 20, Op::Write), &mut out).unwrap();
         let lens: Vec<u64> = out.iter().map(|i| i.len).collect();
         assert_eq!(lens, vec![4 << 20, 4 << 20, 2 << 20]);
         assert_eq!(out[2].offset, 8 << 20);
+    }
+
+    fn scan_err(v: Vec<Request>, path: &str) -> String {
+        let meta = wafer_trace::TraceMeta {
+            path: path.into(),
+            ..Default::default()
+        };
+        let mut r = VecReader(v, false, meta);
+        scan(&mut r, 4096, &mut |_| {}).unwrap_err().to_string()
+    }
+
+    /// The two inputs of the attack: a page at 2^64 - 4096 (whose end is 2^64) and a
+    /// write at 2^64 - 1 both end beyond 2^64; before, the first wrapped to a span of 0
+    /// bytes and a pwrite at 2^64 - 4096, the second to billions of I/Os.
+    #[test]
+    fn requests_ending_beyond_2_64_are_refused_naming_them() {
+        let expect = |n: u64, off: u64, op: &str| {
+            format!(
+                "t.wtr: request {n}: {op} of 4096 bytes at offset {off} (device 0) ends at \
+                 or beyond byte 2^64; expected requests that end by byte 9223372036854775807 (2^63 \
+                 - 1, the largest file offset)"
+            )
+        };
+        let ok = req(0, 0, 4096, Op::Read);
+        assert_eq!(
+            scan_err(vec![ok, req(0, u64::MAX, 4096, Op::Write)], "t.wtr"),
+            expect(2, u64::MAX, "write")
+        );
+        let near = u64::MAX - 4095;
+        assert_eq!(
+            scan_err(vec![req(0, near, 4096, Op::Read)], "t.wtr"),
+            expect(1, near, "read")
+        );
+        // Without a file (generators, library callers) the request is still named.
+        assert!(scan_err(vec![req(0, near, 4096, Op::Read)], "")
+            .starts_with("request 1: read of 4096 bytes"));
+    }
+
+    /// Ends that fit in 64 bits but not in a file offset, alone or once rounded up to
+    /// whole pages, are refused too; the largest page-aligned end is accepted.
+    #[test]
+    fn ends_beyond_the_largest_file_offset_are_refused() {
+        let e = scan_err(vec![req(3, MAX_END + 1, 4096, Op::Write)], "t.csv");
+        assert_eq!(
+            e,
+            "t.csv: request 1: write of 4096 bytes at offset 9223372036854775808 (device 3) \
+             ends at byte 9223372036854779904; expected requests that end by byte \
+             9223372036854775807 (2^63 - 1, the largest file offset)"
+        );
+        let e = scan_err(vec![req(0, MAX_END - 100, 50, Op::Write)], "t.csv");
+        assert!(
+            e.contains(
+                "ends at byte 9223372036854775757, 9223372036854775808 once rounded up to \
+                 whole pages of 4096 B;"
+            ),
+            "{e}"
+        );
+        let top = (MAX_END / 4096 - 1) * 4096;
+        let s = scan_of(vec![req(0, top, 4096, Op::Write)]);
+        assert_eq!(s.devs, vec![(0, MAX_END / 4096)]);
+        // Trims and empty requests are not replayed, so their addresses do not matter.
+        let s = scan_of(vec![
+            req(0, u64::MAX, 4096, Op::Trim),
+            req(0, u64::MAX, 0, Op::Write),
+        ]);
+        assert_eq!((s.trims, s.empty, s.devs.len()), (1, 1, 0));
+    }
+
+    /// Devices that fit one by one may not fit end to end.
+    #[test]
+    fn layouts_beyond_the_largest_file_offset_are_refused() {
+        let s = Scan {
+            devs: vec![(0, 1 << 50), (7, 1 << 51)],
+            ..Scan::default()
+        };
+        let e = Layout::new(&s, 4096).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "device 7 (2251799813685248 pages of 4096 B) laid after the 1 devices before \
+             it, from byte 4611686018427387904, ends beyond byte 9223372036854775807 (2^63 \
+             - 1, the largest file offset); expected the devices of a trace to span at most \
+             that together"
+        );
+        let l = Layout {
+            page_size: 4096,
+            devs: vec![DevSlot {
+                dev: 0,
+                base: 0,
+                bytes: 0,
+            }],
+            span_pages: 1 << 52,
+        };
+        assert_eq!(
+            l.span_bytes(),
+            u64::MAX,
+            "saturates instead of wrapping to 0"
+        );
+        assert!(Mapper::new(l, 1 << 20, true).is_err());
+    }
+
+    /// A mapper fed requests it did not scan (a changed trace, a library caller) errs
+    /// instead of wrapping silently or computing past 2^64, and appends nothing.
+    #[test]
+    fn unscanned_requests_are_errors_not_wrapped_offsets() {
+        let s = scan_of(vec![req(0, 0, 256 * 4096, Op::Read)]);
+        for wrap in [false, true] {
+            let m = Mapper::new(Layout::new(&s, 4096).unwrap(), 1 << 20, wrap).unwrap();
+            let mut out = vec![];
+            for r in [
+                req(0, u64::MAX - 4095, 4096, Op::Write),
+                req(0, u64::MAX, 4096, Op::Write),
+                req(1, 0, 4096, Op::Write),
+            ] {
+                assert!(m.map(&r, &mut out).is_err(), "{r:?}");
+            }
+            let beyond = m.map(&req(0, 300 * 4096, 4096, Op::Write), &mut out);
+            assert_eq!(beyond.is_err(), !wrap);
+            assert!(
+                out.iter().all(|io| io.offset + io.len <= 1 << 20),
+                "{out:?}"
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the request and the target, an I/O is page aligned and inside the
+        /// announced range, or the request is an error.
+        #[test]
+        fn mapped_ios_stay_in_range(
+            offset in proptest::prop_oneof![
+                proptest::prelude::any::<u64>(),
+                (u64::MAX - (1 << 24))..=u64::MAX,
+                (MAX_END - (1 << 24))..=MAX_END,
+            ],
+            len in proptest::prop_oneof![0u32..(1 << 22), proptest::strategy::Just(u32::MAX)],
+            span in 1u64..(1 << 40),
+            target in proptest::prop_oneof![0u64..(1 << 14), (1u64 << 20)..(1 << 30)],
+        ) {
+            let s = Scan { devs: vec![(0, span)], ..Scan::default() };
+            let layout = Layout::new(&s, 4096).unwrap();
+            if let Ok(m) = Mapper::new(layout, target, true) {
+                let mut out = vec![];
+                if m.map(&req(0, offset, len, Op::Write), &mut out).is_ok() {
+                    for io in &out {
+                        proptest::prop_assert_eq!(io.offset % 4096, 0);
+                        proptest::prop_assert!(io.len > 0 && io.len <= MAX_IO_BYTES);
+                        proptest::prop_assert!(io.offset + io.len <= m.range_bytes());
+                    }
+                }
+            }
+        }
     }
 }

@@ -24,7 +24,7 @@ use crate::align::AlignedBuf;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
 use crate::pattern;
-use crate::plan::{Io, Mapper};
+use crate::plan::{self, Io, Mapper};
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -118,13 +118,26 @@ fn worker(
     file: &File,
     rx: mpsc::Receiver<Job>,
     done: mpsc::Sender<Done>,
-    buf_len: usize,
+    mut buf: AlignedBuf,
     page_size: usize,
     seed: u64,
 ) {
-    let mut buf = AlignedBuf::new(buf_len);
     while let Ok(Job { io, seq }) = rx.recv() {
-        let b = &mut buf.as_mut_slice()[..io.len as usize];
+        // The dispatcher only sends I/Os that fit the buffer; `get_mut` keeps a
+        // broken promise an I/O error instead of a panic.
+        let Some(b) = usize::try_from(io.len)
+            .ok()
+            .and_then(|n| buf.as_mut_slice().get_mut(..n))
+        else {
+            let err = std::io::Error::other("I/O larger than the worker's buffer");
+            let _ = done.send(Done {
+                worker: id,
+                io,
+                ns: 0,
+                err: Some(err),
+            });
+            continue;
+        };
         let t0;
         let r = if io.write {
             pattern::fill(b, page_size, seed, io.offset, seq);
@@ -199,10 +212,11 @@ impl Dispatcher<'_> {
         self.busy.iter().flatten().any(|o| hazard(o, &b))
     }
 
+    /// Issue `io`, already checked to lie inside the announced range (so its end fits).
     fn issue(&mut self, io: Io, seq: u64) {
         let b = Busy {
             from: io.offset,
-            to: io.offset + io.len,
+            to: io.offset.saturating_add(io.len),
             write: io.write,
         };
         while self.idle.is_empty() || self.conflicts(b) {
@@ -230,7 +244,9 @@ impl Dispatcher<'_> {
 }
 
 /// Replay every request of `reader` on `file`. The I/Os stay inside the mapper's range
-/// (checked for each; an I/O outside it is an internal error, never issued).
+/// (checked for each; an I/O outside it is an internal error, never issued). A request
+/// the mapper cannot map (its pages end beyond [`crate::plan::MAX_END`]) is an
+/// [`Error::Unaddressable`] naming it; what was issued before it completes first.
 pub fn play(
     file: &File,
     reader: &mut dyn RequestReader,
@@ -239,19 +255,30 @@ pub fn play(
     progress: &mut dyn FnMut(u64),
 ) -> Result<PlayStats> {
     let qd = cfg.queue_depth.max(1) as usize;
-    let buf_len = mapper.max_io_bytes() as usize;
-    let range_end = mapper.range_bytes();
     let ps = u64::from(cfg.page_size);
+    if ps == 0 {
+        return Err(Error::Invalid("page size 0".into()));
+    }
+    let max_io = mapper.max_io_bytes();
+    let buf_len = usize::try_from(max_io)
+        .map_err(|_| Error::Invalid(format!("I/Os of {max_io} bytes do not fit in memory here")))?;
+    // Allocated here, before any thread starts, so that a size the allocator refuses is
+    // an error of the call.
+    let bufs = (0..qd)
+        .map(|_| AlignedBuf::new(buf_len))
+        .collect::<Result<Vec<_>>>()?;
+    let range_end = mapper.range_bytes();
+    let trace = reader.meta().path.clone();
     std::thread::scope(|s| {
         let (done_tx, done_rx) = mpsc::channel();
         let mut jobs = Vec::with_capacity(qd);
-        for id in 0..qd {
+        for (id, buf) in bufs.into_iter().enumerate() {
             let (tx, rx) = mpsc::channel();
             jobs.push(tx);
             let done = done_tx.clone();
             let page_size = cfg.page_size as usize;
             let seed = cfg.seed;
-            s.spawn(move || worker(id, file, rx, done, buf_len, page_size, seed));
+            s.spawn(move || worker(id, file, rx, done, buf, page_size, seed));
         }
         drop(done_tx);
         let mut d = Dispatcher {
@@ -269,6 +296,7 @@ pub fn play(
         let mut start: Option<Instant> = None;
         let mut t0: Option<u64> = None;
         let mut last_t = 0u64;
+        let mut record = 0u64;
         'outer: loop {
             match reader.read_batch(&mut batch) {
                 Ok(true) => {}
@@ -279,9 +307,16 @@ pub fn play(
                 }
             }
             for r in &batch {
+                record += 1;
                 ios.clear();
-                if mapper.map(r, &mut ios) {
-                    d.stats.wrapped_requests += 1;
+                match mapper.map(r, &mut ios) {
+                    Ok(true) => d.stats.wrapped_requests += 1,
+                    Ok(false) => {}
+                    Err(why) => {
+                        d.error
+                            .get_or_insert(plan::unaddressable(&trace, record, &why));
+                        break 'outer;
+                    }
                 }
                 if ios.is_empty() {
                     continue;
@@ -299,7 +334,11 @@ pub fn play(
                     d.stats.max_lag_ns = d.stats.max_lag_ns.max(lag.as_nanos() as u64);
                 }
                 for &io in &ios {
-                    if io.offset % ps != 0 || io.offset + io.len > range_end {
+                    let inside = io
+                        .offset
+                        .checked_add(io.len)
+                        .is_some_and(|end| end <= range_end);
+                    if io.offset % ps != 0 || !inside || io.len == 0 || io.len > max_io {
                         d.error.get_or_insert(Error::Invalid(format!(
                             "internal error: I/O at {}+{} outside the announced range [0, {range_end})",
                             io.offset, io.len
@@ -354,5 +393,83 @@ mod tests {
         assert!(hazard(&b(0, 4096, true), &b(0, 4096, true))); // write after write
         assert!(!hazard(&b(0, 8192, false), &b(0, 8192, false))); // reads share
         assert!(!hazard(&b(0, 4096, true), &b(4096, 8192, true))); // adjacent, disjoint
+    }
+
+    struct VecReader(Vec<wafer_trace::Request>, bool, wafer_trace::TraceMeta);
+    impl RequestReader for VecReader {
+        fn read_batch(&mut self, out: &mut Vec<wafer_trace::Request>) -> wafer_trace::Result<bool> {
+            out.clear();
+            if std::mem::replace(&mut self.1, true) {
+                return Ok(false);
+            }
+            out.extend_from_slice(&self.0);
+            Ok(true)
+        }
+        fn meta(&self) -> &wafer_trace::TraceMeta {
+            &self.2
+        }
+    }
+
+    /// Requests that reach the player without the scan (a library caller, a trace
+    /// changed between the passes) near 2^64, with `wrap`: the request is named in an
+    /// error and nothing is written at a wrapped offset. The page before it is written.
+    #[test]
+    fn unaddressable_requests_are_errors_never_writes() {
+        use wafer_trace::{Op, Request};
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("t.img");
+        std::fs::write(&path, vec![0x5Au8; 1 << 20]).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        let scan = plan::Scan {
+            devs: vec![(0, 256)],
+            ..plan::Scan::default()
+        };
+        let layout = plan::Layout::new(&scan, 4096).unwrap();
+        let mapper = Mapper::new(layout, 1 << 20, true).unwrap();
+        let w = |offset| Request {
+            time_ns: NO_TIME,
+            offset,
+            len: 4096,
+            dev: 0,
+            op: Op::Write,
+        };
+        for bad in [u64::MAX - 4095, u64::MAX] {
+            let meta = wafer_trace::TraceMeta {
+                path: "gen.wtr".into(),
+                ..Default::default()
+            };
+            let mut reader = VecReader(vec![w(0), w(bad), w(8192)], false, meta);
+            let cfg = PlayConfig {
+                page_size: 4096,
+                queue_depth: 2,
+                timing: Timing::AsFast,
+                seed: 1,
+                path: &path,
+                track_writes: false,
+            };
+            let e = play(&file, &mut reader, &mapper, &cfg, &mut |_| {})
+                .err()
+                .expect("refused");
+            let msg = e.to_string();
+            assert!(
+                msg.starts_with(&format!(
+                    "gen.wtr: request 2: write of 4096 bytes at offset {bad} (device 0) ends \
+                     at or beyond byte 2^64;"
+                )),
+                "{msg}"
+            );
+            assert!(matches!(e, Error::Unaddressable(_)));
+            let data = std::fs::read(&path).unwrap();
+            assert_eq!(data.len(), 1 << 20, "the file was not grown");
+            assert_eq!(&data[..8], b"wafrpag1", "request 1 was replayed");
+            assert!(
+                data[4096..].iter().all(|&b| b == 0x5A),
+                "nothing else written"
+            );
+        }
     }
 }

@@ -3,7 +3,11 @@
 //! 1. Writing to a block device needs an explicit `destructive` permission; a trace
 //!    without writes may be replayed on any device (reads only, opened read-only).
 //! 2. A device is not written while it, or any partition of it, is mounted, or while a
-//!    device mapper / RAID device is stacked on it ([`crate::mounts`]).
+//!    device mapper / RAID device is stacked on it ([`crate::mounts`]); an existing file
+//!    is not written (nor grown) while it backs a loop device, is mounted itself or is a
+//!    swap file ([`crate::mounts::file_users`]): writing under a mounted file system
+//!    corrupts it whether it sits on a partition or in an image file. A block device is
+//!    also opened exclusively, so that the kernel refuses what the checks cannot see.
 //! 3. A target smaller than the trace's address range is refused unless addresses wrap.
 //! 4. Nothing is written outside the announced range: the mapper only produces
 //!    addresses inside it, and the player checks every I/O before issuing it.
@@ -11,6 +15,9 @@
 //!    and without `allow_large` not beyond half of it nor beyond [`LARGE_FILE_BYTES`]:
 //!    a file target defaults to the trace's whole address span, which for a real
 //!    after-cache trace can be hundreds of GiB that preallocation would really write.
+//!
+//! Every refusal is an error for which [`Error::is_usage`] holds (exit status 2 in the
+//! CLI); I/O failures and unaddressable requests are not.
 
 use crate::error::{Error, Result};
 use crate::target::TargetKind;
@@ -32,7 +39,8 @@ pub fn check_destructive(
     Ok(())
 }
 
-/// Rule 2, given who uses the device ([`crate::mounts::BlockDevice::users`]).
+/// Rule 2, given who uses the device or file ([`crate::mounts::BlockDevice::users`],
+/// [`crate::mounts::file_users`]).
 pub fn check_unused(path: &Path, users: Vec<String>) -> Result<()> {
     if users.is_empty() {
         Ok(())
@@ -53,6 +61,9 @@ pub fn check_size(
     wrap: bool,
 ) -> Result<()> {
     let ps = u64::from(page_size);
+    if ps == 0 {
+        return Err(Error::Invalid("page size 0".into()));
+    }
     let usable = target_bytes / ps * ps;
     // Wrapping needs at least one page to wrap onto.
     if span_bytes > usable && (!wrap || usable == 0) {
@@ -127,7 +138,8 @@ mod tests {
             e.to_string(),
             "/dev/sdb: refusing to write: /dev/sdb1 is mounted on /media/card (vfat)"
         );
-        assert!(!e.is_usage());
+        // A refusal like the others: exit status 2 in the CLI (it was 1).
+        assert!(e.is_usage());
         check_unused(Path::new("/dev/sdb"), vec![]).unwrap();
     }
 

@@ -139,7 +139,8 @@ pub fn replay(
             trace.display()
         )));
     }
-    let layout = Layout::new(&scan, o.page_size);
+    let layout = Layout::new(&scan, o.page_size)?;
+    // At most plan::MAX_END: every request's pages and the layout were checked.
     let span = layout.span_bytes();
 
     // Safety rules 1 and 2 come before the target is opened at all.
@@ -150,7 +151,20 @@ pub fn replay(
         safety::check_unused(target_path, users)?;
     }
     let info = target::inspect(target_path)?;
-    let round_up = |b: u64| b.div_ceil(ps) * ps;
+    // Sizes are whole pages; a --size whose pages end beyond any file offset is refused
+    // here rather than overflowing.
+    let round_up = |b: u64| {
+        b.div_ceil(ps)
+            .checked_mul(ps)
+            .filter(|&r| r <= plan::MAX_END)
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "--size {b}: rounded up to whole pages of {ps} B it is larger than \
+                     {} bytes, the largest file size",
+                    plan::MAX_END
+                ))
+            })
+    };
     let mut warnings = Vec::new();
     let (size, created, prealloc) = match info.kind {
         TargetKind::BlockDevice => {
@@ -160,14 +174,21 @@ pub fn replay(
             (info.size, false, None)
         }
         TargetKind::File => {
-            let want = round_up(o.size.unwrap_or(if info.exists { 0 } else { span }));
+            let want = round_up(o.size.unwrap_or(if info.exists { 0 } else { span }))?;
             let size = info.size.max(want);
+            // Rule 2 for files: an image in use (loop device, mount, swap) is not
+            // written, grown included.
+            if info.exists && (scan.writes > 0 || size > info.size) {
+                let users =
+                    mounts::live_file_users(target_path).map_err(|e| Error::io(target_path, e))?;
+                safety::check_unused(target_path, users)?;
+            }
             safety::check_size(target_path, size, span, o.page_size, o.wrap)?;
             if size > info.size {
                 let free = target::available_bytes(target_path)?;
                 safety::check_space(target_path, info.size, size, free, o.allow_large)?;
                 let old = target::create_or_grow(target_path, size)?;
-                (size, !info.exists, Some((round_up(old), size)))
+                (size, !info.exists, Some((round_up(old)?.min(size), size)))
             } else {
                 (size, false, None)
             }
@@ -189,7 +210,7 @@ pub fn replay(
             scan.trims
         ));
     }
-    let mapper = Mapper::new(layout, size, o.wrap);
+    let mapper = Mapper::new(layout, size, o.wrap)?;
     let target_report = TargetReport {
         path: target_path.to_path_buf(),
         kind: info.kind,

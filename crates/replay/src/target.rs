@@ -103,12 +103,21 @@ pub struct Target {
     pub warning: Option<String>,
 }
 
-fn open_with(path: &Path, write: bool, direct: bool) -> std::io::Result<File> {
+/// `excl` opens a block device exclusively (`O_EXCL` without `O_CREAT`, see
+/// `open(2)`): the kernel refuses with `EBUSY` while the device is mounted, used as swap
+/// or claimed by a device mapper or RAID, and, once open, refuses a mount of it until
+/// the replay ends, closing the gap between the safety checks and the first write.
+fn open_with(path: &Path, write: bool, direct: bool, excl: bool) -> std::io::Result<File> {
     let mut o = OpenOptions::new();
     o.read(true).write(write);
+    let mut flags = 0;
     if direct {
-        o.custom_flags(libc::O_DIRECT);
+        flags |= libc::O_DIRECT;
     }
+    if excl {
+        flags |= libc::O_EXCL;
+    }
+    o.custom_flags(flags);
     o.open(path)
 }
 
@@ -120,6 +129,19 @@ fn is_einval(e: &std::io::Error) -> bool {
 /// refuses it. `probe_bytes` > 0 makes a first aligned read of that many bytes at
 /// offset 0 to catch filesystems that accept the flag but fail the I/O.
 pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
+    let excl = write && kind_of(path) == Some(TargetKind::BlockDevice);
+    let open_with = |write, direct| match open_with(path, write, direct, excl) {
+        Err(e) if excl && e.raw_os_error() == Some(libc::EBUSY) => Err(Error::InUse {
+            path: path.to_path_buf(),
+            users: vec![
+                "the kernel reports it busy (EBUSY on an exclusive open: mounted, used as \
+                 swap, or claimed by a device mapper or RAID)"
+                    .into(),
+            ],
+        }),
+        Err(e) => Err(Error::io(path, e)),
+        Ok(f) => Ok(f),
+    };
     let refused = |why: String| {
         Some(format!(
             "{}: the filesystem refused O_DIRECT ({why}); falling back to buffered I/O, \
@@ -127,11 +149,11 @@ pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
             path.display()
         ))
     };
-    let (file, warning) = match open_with(path, write, true) {
+    let (file, warning) = match open_with(write, true) {
         Ok(f) => {
             let mut w = None;
             if probe_bytes > 0 {
-                let mut buf = AlignedBuf::new(probe_bytes);
+                let mut buf = AlignedBuf::new(probe_bytes)?;
                 if let Err(e) = f.read_at(buf.as_mut_slice(), 0) {
                     if !is_einval(&e) {
                         return Err(Error::io(path, e));
@@ -140,19 +162,17 @@ pub fn open(path: &Path, write: bool, probe_bytes: usize) -> Result<Target> {
                 }
             }
             if w.is_some() {
-                (
-                    open_with(path, write, false).map_err(|e| Error::io(path, e))?,
-                    w,
-                )
+                // The exclusive claim ends with `f`: drop it before opening again.
+                drop(f);
+                (open_with(write, false)?, w)
             } else {
                 (f, None)
             }
         }
-        Err(e) if is_einval(&e) => (
-            open_with(path, write, false).map_err(|e| Error::io(path, e))?,
-            refused(format!("open: {e}")),
-        ),
-        Err(e) => return Err(Error::io(path, e)),
+        Err(Error::Io { source, .. }) if is_einval(&source) => {
+            (open_with(write, false)?, refused(format!("open: {source}")))
+        }
+        Err(e) => return Err(e),
     };
     Ok(Target {
         path: path.to_path_buf(),
@@ -197,7 +217,7 @@ pub fn create_or_grow(path: &Path, size: u64) -> Result<u64> {
 /// Write zero pages over `[from, to)` sequentially (both page aligned) and sync, so
 /// that the filesystem allocates every block before the replay.
 pub fn prefill(t: &Target, from: u64, to: u64, progress: &mut dyn FnMut(u64)) -> Result<()> {
-    let buf = AlignedBuf::new(PREFILL_CHUNK);
+    let buf = AlignedBuf::new(PREFILL_CHUNK)?;
     let mut off = from;
     while off < to {
         let n = (to - off).min(PREFILL_CHUNK as u64) as usize;

@@ -25,12 +25,21 @@ pub fn verify(
     let ps = page_size as usize;
     let mut pages: Vec<(u64, u64)> = last_write.iter().map(|(&o, &s)| (o, s)).collect();
     pages.sort_unstable();
+    if ps == 0 {
+        return Err(Error::Invalid("page size 0".into()));
+    }
     let max_pages = (max_read / ps).max(1);
-    let mut buf = AlignedBuf::new(max_pages * ps);
+    let buf_len = max_pages
+        .checked_mul(ps)
+        .ok_or_else(|| Error::Invalid(format!("read-back of {max_pages} pages of {ps} B")))?;
+    let mut buf = AlignedBuf::new(buf_len)?;
     let mut i = 0;
     while i < pages.len() {
         let mut j = i + 1;
-        while j < pages.len() && j - i < max_pages && pages[j].0 == pages[j - 1].0 + ps as u64 {
+        while j < pages.len()
+            && j - i < max_pages
+            && pages[j - 1].0.checked_add(ps as u64) == Some(pages[j].0)
+        {
             j += 1;
         }
         let run = &pages[i..j];

@@ -38,10 +38,12 @@ pub enum Via {
   wafer replay after.csv --target /dev/sdX --destructive --wrap
   wafer replay after.csv --target replay.img --via fio --queue-depth 8
 Safety: writing to a block device needs --destructive and is refused while it or a
-partition of it is mounted; a target smaller than the trace's addresses is refused
-unless --wrap; a file target is not created or grown beyond the free space of its
-filesystem (nor beyond half of it or 64 GiB without --allow-large). Every written
-page carries an announced pattern (see docs/replay.md).")]
+partition of it is mounted or otherwise in use; a file is not written while it backs
+a loop device, is mounted or is a swap file; a target smaller than the trace's
+addresses is refused unless --wrap; a file target is not created or grown beyond the
+free space of its filesystem (nor beyond half of it or 64 GiB without --allow-large).
+Refusals exit with status 2. Every written page carries an announced pattern (see
+docs/replay.md).")]
 pub struct Args {
     /// The trace (any format wafer reads; after-cache traces of `wafer sim --after`).
     pub trace: PathBuf,
