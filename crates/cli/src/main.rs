@@ -111,16 +111,23 @@ fn install_panic_hook() {
             .map(|s| s.to_string())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_string());
-        let msg = msg.split_whitespace().collect::<Vec<_>>().join(" ");
-        if msg.contains("capacity overflow") || msg.contains("memory allocation") {
-            eprintln!("wafer: out of memory ({msg})");
-        } else {
-            let at = info.location().map_or(String::new(), |l| {
-                format!(" (at {}:{})", l.file(), l.line())
-            });
-            eprintln!("wafer: internal error: {msg}{at}");
-        }
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        eprintln!("{}", panic_line(&msg, at.as_deref()));
     }));
+}
+
+/// The line a panic with message `msg` at `at` is reported as.
+fn panic_line(msg: &str, at: Option<&str>) -> String {
+    let msg = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    if msg.contains("capacity overflow") || msg.contains("memory allocation") {
+        return format!("wafer: out of memory ({msg})");
+    }
+    match at {
+        Some(at) => format!("wafer: internal error: {msg} (at {at})"),
+        None => format!("wafer: internal error: {msg}"),
+    }
 }
 
 /// The error and its causes on one line, `a: b: c`, leaving out a cause whose text
@@ -146,4 +153,21 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_line;
+
+    #[test]
+    fn panics_are_one_line() {
+        assert_eq!(
+            panic_line("capacity overflow", Some("x.rs:1")),
+            "wafer: out of memory (capacity overflow)"
+        );
+        assert_eq!(
+            panic_line("index out of\nbounds", Some("src/a.rs:7")),
+            "wafer: internal error: index out of bounds (at src/a.rs:7)"
+        );
+    }
 }
