@@ -20,11 +20,11 @@
 //! * The request written for a page uses the run's unit: offset = page number x page
 //!   size, length = page size (512 B sectors in record mode), device from the key.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use wafer_trace::export::AtomicFile;
 use wafer_trace::request::DEV_SHIFT;
 use wafer_trace::{wtr, Error, Op, Request};
 
@@ -157,23 +157,22 @@ impl AfterSink for VecSink {
 }
 
 /// Writes the after-cache trace as CSV with header
-/// `access,time_ns,op,kind,group,dev,page,offset,len`.
+/// `access,time_ns,op,kind,group,dev,page,offset,len`. Like [`WtrSink`], the file
+/// appears (replacing any old one) only when [`AfterSink::finish`] succeeds: a run
+/// that fails half-way, or a full disk, leaves the old file as it was.
 pub struct CsvSink {
-    path: PathBuf,
-    out: BufWriter<File>,
+    out: Option<AtomicFile>,
     unit: u32,
     error: Option<std::io::Error>,
 }
 
 impl CsvSink {
-    /// Create `path` (truncating it); pages are `unit` bytes.
+    /// Start writing `path`; pages are `unit` bytes.
     pub fn create(path: &Path, unit: u32) -> Result<CsvSink, Error> {
-        let f = File::create(path).map_err(|e| Error::io(path, e))?;
-        let mut out = BufWriter::with_capacity(1 << 16, f);
+        let mut out = AtomicFile::create(path)?;
         let error = writeln!(out, "access,time_ns,op,kind,group,dev,page,offset,len").err();
         Ok(CsvSink {
-            path: path.to_path_buf(),
-            out,
+            out: Some(out),
             unit,
             error,
         })
@@ -182,20 +181,20 @@ impl CsvSink {
 
 impl AfterSink for CsvSink {
     fn push(&mut self, op: &StorageOp) {
-        if self.error.is_some() {
+        let Some(out) = self.out.as_mut().filter(|_| self.error.is_none()) else {
             return;
-        }
-        let r = write!(self.out, "{},", op.access)
+        };
+        let r = write!(out, "{},", op.access)
             .and_then(|()| {
                 if op.time_ns == wafer_trace::NO_TIME {
                     Ok(())
                 } else {
-                    write!(self.out, "{}", op.time_ns)
+                    write!(out, "{}", op.time_ns)
                 }
             })
             .and_then(|()| {
                 writeln!(
-                    self.out,
+                    out,
                     ",{},{},{},{},{},{},{}",
                     op.op.letter(),
                     op.kind.name(),
@@ -210,10 +209,14 @@ impl AfterSink for CsvSink {
     }
 
     fn finish(&mut self) -> Result<(), Error> {
-        if let Some(e) = self.error.take() {
-            return Err(Error::io(&self.path, e));
+        let out = self
+            .out
+            .take()
+            .ok_or_else(|| Error::Invalid("after-cache trace finished twice".into()))?;
+        match self.error.take() {
+            Some(e) => Err(Error::io(out.path(), e)),
+            None => out.commit(),
         }
-        self.out.flush().map_err(|e| Error::io(&self.path, e))
     }
 }
 
@@ -373,6 +376,7 @@ mod tests {
             time_ns: wafer_trace::NO_TIME,
             group: 0,
         });
+        assert!(!p.exists(), "nothing before finish");
         s.finish().unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert_eq!(
@@ -380,6 +384,25 @@ mod tests {
             "access,time_ns,op,kind,group,dev,page,offset,len\n0,,R,miss,0,0,2,8192,4096\n"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn csv_sink_dropped_unfinished_keeps_the_old_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.csv");
+        std::fs::write(&p, b"old").unwrap();
+        let mut s = FileSink::create(&p, 4096).unwrap();
+        s.push(&StorageOp {
+            op: Op::Write,
+            kind: IoKind::WriteBack,
+            key: 1,
+            access: 0,
+            time_ns: 0,
+            group: 0,
+        });
+        drop(s);
+        assert_eq!(std::fs::read(&p).unwrap(), b"old");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! The `wafer` command: thin glue that parses arguments and calls the library crates.
 //!
 //! Exit codes: 0 success, 1 runtime error, 2 usage error (clap's own errors included).
-//! Errors are printed as one line on stderr: `wafer: <message>`.
+//! Errors are printed as one line on stderr: `wafer: <message>`; so is a panic (a bug,
+//! or an allocation too large to size: `wafer: out of memory (...)`), which exits 1
+//! after unwinding, so temporary output files are removed. With `RUST_BACKTRACE` set
+//! a panic is reported by Rust's default hook, backtrace included.
 
 // Doc comments on the argument structs are clap's help text, written for a terminal
 // (`<file>`, `[a, b]`), not for rustdoc.
@@ -64,7 +67,8 @@ fn main() {
             std::process::exit(code);
         }
     };
-    let result = match cli.command {
+    install_panic_hook();
+    let dispatch = move || match cli.command {
         Command::Trace(c) => cmd::trace::run(c),
         Command::Sim(a) => cmd::sim::run(*a),
         Command::Policies(a) => cmd::policies::run(a),
@@ -74,6 +78,10 @@ fn main() {
         Command::Ftl(a) => cmd::ftl::run(*a),
         Command::Ssd(a) => cmd::ssd::run(*a),
         Command::Replay(a) => cmd::replay::run(*a),
+    };
+    // The hook has printed the line; the state the panic left is not used again.
+    let Ok(result) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(dispatch)) else {
+        std::process::exit(1);
     };
     if let Err(err) = result {
         if is_broken_pipe(&err) {
@@ -86,6 +94,39 @@ fn main() {
             1
         };
         std::process::exit(code);
+    }
+}
+
+/// Report a panic on one line (unless `RUST_BACKTRACE` asks for Rust's own report):
+/// a failed or impossible allocation as `wafer: out of memory (...)`, anything else
+/// as an internal error with the place it happened.
+fn install_panic_hook() {
+    if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!("{}:{}", l.file(), l.line()));
+        eprintln!("{}", panic_line(&msg, at.as_deref()));
+    }));
+}
+
+/// The line a panic with message `msg` at `at` is reported as.
+fn panic_line(msg: &str, at: Option<&str>) -> String {
+    let msg = msg.split_whitespace().collect::<Vec<_>>().join(" ");
+    if msg.contains("capacity overflow") || msg.contains("memory allocation") {
+        return format!("wafer: out of memory ({msg})");
+    }
+    match at {
+        Some(at) => format!("wafer: internal error: {msg} (at {at})"),
+        None => format!("wafer: internal error: {msg}"),
     }
 }
 
@@ -112,4 +153,21 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_line;
+
+    #[test]
+    fn panics_are_one_line() {
+        assert_eq!(
+            panic_line("capacity overflow", Some("x.rs:1")),
+            "wafer: out of memory (capacity overflow)"
+        );
+        assert_eq!(
+            panic_line("index out of\nbounds", Some("src/a.rs:7")),
+            "wafer: internal error: index out of bounds (at src/a.rs:7)"
+        );
+    }
 }

@@ -4,10 +4,11 @@
 //! [`CellResult::row`] and [`crate::parquet_file`]), rewritten atomically after the
 //! run.
 //!
-//! Atomic write: the bytes go to `<name>.tmp.<pid>` in the same folder, are fsynced,
+//! Atomic write: the bytes go to `.<name>.tmp.<pid>` in the same folder, are fsynced,
 //! and the file is renamed over the target, then the folder is fsynced; a reader (or a
-//! rerun after a kill) sees either the old file or the complete new one. Cell files
-//! that do not parse (a foreign file, an older layout) are treated as missing.
+//! rerun after a kill) sees either the old file or the complete new one. A write that
+//! fails (a full disk, a rename refused) removes its temporary. Cell files that do not
+//! parse (a foreign file, an older layout) are treated as missing.
 
 use std::fs;
 use std::io::Write;
@@ -16,21 +17,27 @@ use std::path::{Path, PathBuf};
 use crate::cell::CellResult;
 use crate::error::LabError;
 
-/// Write `bytes` to `path` atomically (tmp + fsync + rename).
+/// Write `bytes` to `path` atomically (tmp + fsync + rename); on any failure the
+/// temporary is removed, so a full disk leaves no debris beside the target.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
     fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
-    let mut f = fs::File::create(&tmp).map_err(|e| LabError::io(&tmp, e))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(|e| LabError::io(&tmp, e))?;
-    drop(f);
-    fs::rename(&tmp, path).map_err(|e| LabError::io(path, e))?;
+    let written = fs::File::create(&tmp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .map_err(|e| LabError::io(path, e))
+        .and_then(|()| fs::rename(&tmp, path).map_err(|e| LabError::io(path, e)));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     if let Ok(d) = fs::File::open(dir) {
         // Persist the rename; not all platforms allow syncing a folder.
         let _ = d.sync_all();
@@ -173,6 +180,22 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(dir.path().join("a")).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn failed_atomic_write_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder in the target's place: the temporary is written, the rename fails.
+        let p = dir.path().join("figure.svg");
+        fs::create_dir(&p).unwrap();
+        fs::write(p.join("x"), b"x").unwrap();
+        let e = write_atomic(&p, b"<svg/>").unwrap_err().to_string();
+        assert!(e.contains("figure.svg") && !e.contains('\n'), "{e}");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["figure.svg"]);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! fio's iolog version 2 for `fio --read_iolog`.
 //!
 //! Every [`TraceWriter`] writes to a temporary file beside the target and renames it
-//! into place in [`TraceWriter::finish`]: an interrupted export never leaves a
-//! half-written file under the final name.
+//! into place in [`TraceWriter::finish`] ([`AtomicFile`]): an interrupted or failed
+//! export (a full disk, a malformed input record) never leaves a half-written file
+//! under the final name, and the temporary is removed.
 //!
 //! * **CSV** (`wafer-csv`): header `time_ns,op,dev,offset,len`, then one line per
 //!   request: time in ns (empty when the request has none), op `R`/`W`/`T`, device,
@@ -20,6 +21,7 @@
 use crate::error::{Error, Result};
 use crate::request::{Request, NO_TIME};
 use crate::wtr::{self, Columns, Header};
+use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -104,8 +106,7 @@ enum Inner {
 
 /// A text output written to a temporary file.
 struct Text {
-    path: PathBuf,
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: AtomicFile,
     line: Vec<u8>,
     fio: Option<Fio>,
 }
@@ -118,23 +119,21 @@ struct Fio {
 }
 
 impl TraceWriter {
-    /// Create `path` in `format` (fio iologs target [`FIO_TARGET`]).
+    /// Create `path` in `format` (fio iologs target [`FIO_TARGET`]). A `.wtr` origin
+    /// longer than [`wtr::MAX_ORIGIN`] bytes is refused, not cut.
     pub fn create(path: &Path, format: OutFormat, info: &WriteInfo) -> Result<TraceWriter> {
         let inner = match format {
-            OutFormat::Wtr => {
-                let origin = truncated(&info.origin, wtr::MAX_ORIGIN);
-                Inner::Wtr(wtr::Writer::create(
-                    path,
-                    Header {
-                        has_time: info.has_time,
-                        has_op: info.has_op,
-                        page_size: info.page_size,
-                        columns: Columns::NONE,
-                        chunk: wtr::DEFAULT_CHUNK,
-                        origin: origin.to_string(),
-                    },
-                )?)
-            }
+            OutFormat::Wtr => Inner::Wtr(wtr::Writer::create(
+                path,
+                Header {
+                    has_time: info.has_time,
+                    has_op: info.has_op,
+                    page_size: info.page_size,
+                    columns: Columns::NONE,
+                    chunk: wtr::DEFAULT_CHUNK,
+                    origin: info.origin.clone(),
+                },
+            )?),
             OutFormat::Csv => {
                 let mut t = Text::create(path, None)?;
                 t.line.extend_from_slice(CSV_HEADER.as_bytes());
@@ -202,24 +201,81 @@ impl TraceWriter {
     }
 }
 
-/// The longest prefix of `s` of at most `max` bytes that ends on a char boundary.
-fn truncated(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
+/// A file written under a temporary name in the target's folder and moved over the
+/// target by [`AtomicFile::commit`] after an fsync, so the target holds either its
+/// old content or the complete new one, never a part. Dropped without a commit (an
+/// error on the way), the temporary is deleted.
+pub struct AtomicFile {
+    path: PathBuf,
+    out: BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Start writing `path` (nothing appears there before [`AtomicFile::commit`]).
+    pub fn create(path: &Path) -> Result<AtomicFile> {
+        let tmp = wtr::temp_beside(path)?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            out: BufWriter::with_capacity(1 << 20, tmp),
+        })
     }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
+
+    /// The target path.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
-    &s[..end]
+
+    /// Flush, fsync and rename the file over the target.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path;
+        let tmp = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
+        persist(tmp, &path)
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Write `bytes` to `path` atomically ([`AtomicFile`]).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    f.commit()
+}
+
+/// fsync the complete temporary `tmp`, rename it over `path`, then fsync the folder
+/// so that the rename itself survives a crash. On an error the temporary is removed
+/// (dropping it deletes it).
+pub(crate) fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> Result<()> {
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = File::open(dir) {
+        // Not every file system can sync a folder; the data itself is synced above.
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 impl Text {
     fn create(path: &Path, fio: Option<Fio>) -> Result<Text> {
-        let tmp = crate::wtr::temp_beside(path)?;
         Ok(Text {
-            path: path.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, tmp),
+            out: AtomicFile::create(path)?,
             line: Vec::with_capacity(128),
             fio,
         })
@@ -229,7 +285,7 @@ impl Text {
     fn emit(&mut self) -> Result<()> {
         let r = self.out.write_all(&self.line);
         self.line.clear();
-        r.map_err(|e| Error::io(&self.path, e))
+        r.map_err(|e| Error::io(&self.out.path, e))
     }
 
     fn write(&mut self, r: &Request) -> Result<()> {
@@ -298,14 +354,7 @@ impl Text {
             }
             self.emit()?;
         }
-        let path = self.path;
-        let tmp = self
-            .out
-            .into_inner()
-            .map_err(|e| Error::io(&path, e.into_error()))?;
-        tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-        Ok(())
+        self.out.commit()
     }
 }
 
@@ -395,5 +444,37 @@ mod tests {
         drop(w);
         assert!(!p.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn long_origin_is_refused_not_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.wtr");
+        let info = WriteInfo {
+            origin: "x".repeat(wtr::MAX_ORIGIN + 1),
+            ..WriteInfo::default()
+        };
+        let e = TraceWriter::create(&p, OutFormat::Wtr, &info)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(e.contains("4096 bytes"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn failed_commit_keeps_the_target_and_removes_the_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should go: the rename fails.
+        let p = dir.path().join("t.csv");
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(p.join("inside"), b"kept").unwrap();
+        assert!(write_atomic(&p, b"new").is_err());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["t.csv"]);
+        assert_eq!(std::fs::read(p.join("inside")).unwrap(), b"kept");
     }
 }

@@ -126,6 +126,26 @@ impl std::fmt::Display for CacheSize {
     }
 }
 
+/// Smallest page size [`parse_page_size`] accepts: one 512 B sector.
+pub const MIN_PAGE_SIZE: u32 = 512;
+
+/// Largest page size [`parse_page_size`] accepts (1 GiB).
+pub const MAX_PAGE_SIZE: u32 = 1 << 30;
+
+/// Parse a page size (`4KiB`, `512`): a power of two from [`MIN_PAGE_SIZE`] to
+/// [`MAX_PAGE_SIZE`]. Every command taking a page size uses this one check, so a
+/// size like 3000 B, which no device has and which breaks block arithmetic, is
+/// refused everywhere alike.
+pub fn parse_page_size(s: &str) -> Result<u32> {
+    let bytes = parse_size(s)?;
+    match u32::try_from(bytes) {
+        Ok(p) if p.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&p) => Ok(p),
+        _ => Err(Error::Invalid(format!(
+            "page size `{s}` must be a power of two from 512 B to 1 GiB (e.g. 4KiB)"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +167,20 @@ mod tests {
         assert_eq!(CacheSize::parse("500p").unwrap().pages(4096, 0), 500);
         assert!(CacheSize::parse("0%").is_err());
         assert_eq!(CacheSize::parse("16MiB").unwrap().to_string(), "16MiB");
+    }
+
+    #[test]
+    fn page_sizes() {
+        assert_eq!(parse_page_size("4KiB").unwrap(), 4096);
+        assert_eq!(parse_page_size("512").unwrap(), 512);
+        assert_eq!(parse_page_size("1GiB").unwrap(), 1 << 30);
+        for bad in ["3000", "256", "0", "2GiB", "16TiB", "4.5KiB"] {
+            let e = parse_page_size(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("power of two") && !e.contains('\n'),
+                "{bad}: {e}"
+            );
+        }
+        assert!(parse_page_size("four").is_err());
     }
 }

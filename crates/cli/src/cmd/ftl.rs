@@ -1,16 +1,17 @@
 //! `wafer ftl`: replay a trace on a simulated flash device, and `wafer ftl sweep` for
 //! paper 000 Fig. 1-style synthetic studies.
 
-use super::UsageError;
+use super::{about_file, unknown, UsageError};
 use crate::progress;
-use anyhow::Context;
+use std::io::Write;
 use std::path::PathBuf;
 use wafer_ftl::aging::{self, Aging};
 use wafer_ftl::replay::{self, ReplayOptions};
 use wafer_ftl::sweep::{self, Placement, SweepConfig};
-use wafer_ftl::{Device, Ftl, FtlKind, Victim};
+use wafer_ftl::{Device, Ftl, FtlKind, Victim, PROFILES};
+use wafer_trace::export::write_atomic;
 use wafer_trace::units::{format_size, parse_size};
-use wafer_trace::ReadOptions;
+use wafer_trace::{Format, ReadOptions};
 
 const EXAMPLES: &str = "Examples:
   wafer ftl -t after.wtr --device microsd-16g --aging
@@ -55,19 +56,39 @@ struct DeviceArgs {
     rw_log_blocks: Option<u32>,
 }
 
+/// Resolve `--device`: a built-in profile or a .toml file. An unknown profile name is
+/// a usage error (with a "did you mean"); a .toml file that cannot be read or parsed
+/// is a runtime error, like a trace that cannot be.
+pub fn resolve_device(spec: &str) -> anyhow::Result<Device> {
+    if !spec.ends_with(".toml") && !PROFILES.contains(&spec) {
+        return Err(unknown(
+            format!(
+                "unknown device `{spec}` (built-in: {}; or give a .toml file)",
+                PROFILES.join(", ")
+            ),
+            spec,
+            PROFILES,
+        ));
+    }
+    Ok(Device::resolve(spec)?)
+}
+
 impl DeviceArgs {
     fn device(&self) -> anyhow::Result<Device> {
-        let mut d = Device::resolve(&self.device)?;
+        let mut d = resolve_device(&self.device)?;
         if let Some(v) = &self.victim {
             d.page.victim = match v.as_str() {
                 "greedy" => Victim::Greedy,
                 "cost-benefit" => Victim::CostBenefit,
                 "fifo" => Victim::Fifo,
                 _ => {
-                    return Err(UsageError(format!(
-                        "unknown victim policy `{v}` (expected greedy, cost-benefit or fifo)"
+                    return Err(unknown(
+                        format!(
+                            "unknown victim policy `{v}` (expected greedy, cost-benefit or fifo)"
+                        ),
+                        v,
+                        ["greedy", "cost-benefit", "fifo"],
                     ))
-                    .into())
                 }
             };
         }
@@ -163,6 +184,13 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let dev = a.dev.device()?;
     let mut ftl = dev.build_ftl()?;
     let opts = ReplayOptions { wrap: a.wrap };
+    if !(0.0..=1.0).contains(&a.aging_random) {
+        return Err(UsageError(format!(
+            "--aging-random {}: expected a fraction in 0..=1",
+            a.aging_random
+        ))
+        .into());
+    }
     let precondition = if a.aging {
         let volume = parse_size(&a.aging_volume).map_err(|e| UsageError(e.to_string()))?;
         aging::age(
@@ -181,7 +209,8 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     } else if let Some(p) = &a.precondition {
         let mut r = wafer_trace::open(p, &ReadOptions::default())?;
         let pb = progress::bar(r.meta().requests.unwrap_or(0), "preconditioning");
-        replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))?;
+        replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))
+            .map_err(|e| about_file(e, "preconditioning with", p))?;
         pb.finish_and_clear();
         ftl.reset_counters();
         format!("trace {}", p.display())
@@ -189,26 +218,37 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
         "none (erased device)".to_string()
     };
     let mut r = wafer_trace::open(trace, &ReadOptions::default())?;
+    let format = r.meta().format;
     let pb = progress::bar(r.meta().requests.unwrap_or(0), "replaying");
     let stats = replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))
-        .with_context(|| format!("replaying {}", trace.display()))?;
+        .map_err(|e| about_file(e, "replaying", trace))?;
     pb.finish_and_clear();
     let g = *ftl.geometry();
     let mut m = ftl.metrics();
     m.project_lifetime(stats.span_s(), g.physical_pages() * u64::from(g.page_size));
+    let mut stdout = std::io::stdout().lock();
     if a.json {
         let out = serde_json::json!({
+            "trace": trace,
+            "format": format,
             "device": dev,
             "precondition": precondition,
             "wrap": a.wrap,
             "replay": stats,
             "metrics": m,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
     let c = &m.counters;
-    println!(
+    writeln!(
+        stdout,
+        "trace         {} (format {})",
+        trace.display(),
+        format.map_or("?", Format::name)
+    )?;
+    writeln!(
+        stdout,
         "device        {} ({:?} FTL, {} logical, {} physical blocks of {}, OP {:.1}%)",
         dev.name,
         dev.ftl,
@@ -216,9 +256,10 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
         g.physical_blocks,
         format_size(g.block_bytes()),
         g.op() * 100.0
-    );
-    println!("precondition  {precondition}");
-    println!(
+    )?;
+    writeln!(stdout, "precondition  {precondition}")?;
+    writeln!(
+        stdout,
         "addresses     {}",
         if a.wrap {
             format!(
@@ -228,44 +269,52 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
         } else {
             "within capacity".to_string()
         }
-    );
-    println!("requests      {}", stats.requests);
-    println!(
+    )?;
+    writeln!(stdout, "requests      {}", stats.requests)?;
+    writeln!(
+        stdout,
         "host pages    {} read ({} never written), {} written, {} trimmed",
         c.host_read_pages, c.unwritten_reads, c.host_write_pages, c.host_trim_pages
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "flash         {} reads ({} for GC), {} programs ({} GC copies), {} erases",
         c.flash_reads_host + c.flash_reads_gc,
         c.flash_reads_gc,
         c.programs_host + c.programs_gc,
         c.programs_gc,
         c.erases
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "merges        {} switch, {} partial, {} full; {} read-modify-writes; {} GC runs",
         c.switch_merges, c.partial_merges, c.full_merges, c.read_modify_writes, c.gc_invocations
-    );
-    println!("WAF           {:.4}", m.waf);
-    println!(
+    )?;
+    writeln!(stdout, "WAF           {:.4}", m.waf)?;
+    writeln!(
+        stdout,
         "erases/block  max {} mean {:.3} stddev {:.3} (lifetime max {})",
         m.erase.max, m.erase.mean, m.erase.stddev, m.erase.max_wear
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "busy time     {:.3} s (busiest channel {:.3} s)",
         c.busy_ns as f64 * 1e-9,
         m.parallel_busy_ns as f64 * 1e-9
-    );
+    )?;
     match &m.lifetime {
-        Some(l) => println!("lifetime      {:.2} years (ideal wear levelling), {:.2} years (most-erased block), P/E {}",
-            l.years_mean, l.years_max, l.pe_limit),
-        None => println!("lifetime      n/a (trace has no time span)"),
+        Some(l) => writeln!(stdout, "lifetime      {:.2} years (ideal wear levelling), {:.2} years (most-erased block), P/E {}",
+            l.years_mean, l.years_max, l.pe_limit)?,
+        None => writeln!(stdout, "lifetime      n/a (trace has no time span)")?,
     }
     Ok(())
 }
 
 fn run_sweep(a: SweepArgs) -> anyhow::Result<()> {
     let dev = a.dev.device()?;
+    if let Some(u) = a.util.iter().find(|&&u| !(u > 0.0 && u <= 100.0)) {
+        return Err(UsageError(format!("--util {u}: expected a percentage in (0, 100]")).into());
+    }
     let usage = |e: wafer_ftl::FtlError| UsageError(e.to_string());
     let ftls = a
         .ftl
@@ -292,27 +341,33 @@ fn run_sweep(a: SweepArgs) -> anyhow::Result<()> {
     let rows = sweep::run(&dev, &cfg, |_| pb.inc(1))?;
     pb.finish_and_clear();
     if let Some(p) = &a.csv {
-        std::fs::write(p, sweep::to_csv(&rows))
-            .with_context(|| format!("writing {}", p.display()))?;
+        write_atomic(p, sweep::to_csv(&rows).as_bytes())?;
     }
+    let mut stdout = std::io::stdout().lock();
     if a.json {
-        println!(
+        writeln!(
+            stdout,
             "{}",
             serde_json::to_string_pretty(
                 &serde_json::json!({"device": dev, "config": cfg, "rows": rows})
             )?
-        );
+        )?;
         return Ok(());
     }
-    println!("{:<6} {:>8} {:>10} {:>8}", "ftl", "util", "range", "WAF");
+    writeln!(
+        stdout,
+        "{:<6} {:>8} {:>10} {:>8}",
+        "ftl", "util", "range", "WAF"
+    )?;
     for r in &rows {
-        println!(
+        writeln!(
+            stdout,
             "{:<6} {:>7.0}% {:>10} {:>8.3}",
             format!("{:?}", r.ftl).to_lowercase(),
             r.utilization * 100.0,
             format_size(r.range_bytes),
             r.waf
-        );
+        )?;
     }
     Ok(())
 }

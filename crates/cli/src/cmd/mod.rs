@@ -1,4 +1,9 @@
-//! One module per subcommand; each exposes an `Args` struct (clap) and `run`.
+//! One module per subcommand; each exposes an `Args` struct (clap) and `run`; and the
+//! checks they share: usage errors with a "did you mean", outputs that would overwrite
+//! an input, and errors that name the trace file once.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 pub mod demo;
 pub mod ftl;
@@ -15,3 +20,134 @@ pub mod trace;
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// A usage error as an [`anyhow::Error`].
+pub fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(msg.to_string()).into()
+}
+
+/// A usage error for an unknown `name`: `msg` (which lists the known names), plus
+/// `; did you mean `x`?` when one of `known` is a likely typo of it.
+pub fn unknown<'a>(
+    msg: impl std::fmt::Display,
+    name: &str,
+    known: impl IntoIterator<Item = &'a str>,
+) -> anyhow::Error {
+    match closest(name, known) {
+        Some(k) => usage(format!("{msg}; did you mean `{k}`?")),
+        None => usage(msg),
+    }
+}
+
+/// The known name closest to `name` by edit distance (case ignored), if it is within
+/// a third of the name's length (at least 1): close enough to be a typo.
+fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let name = name.trim().to_ascii_lowercase();
+    let limit = (name.chars().count() / 3).max(1);
+    known
+        .into_iter()
+        .map(|k| (edit_distance(&name, &k.to_ascii_lowercase()), k))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let subst = prev[j] + usize::from(ca != cb);
+            row[j + 1] = subst.min(prev[j + 1] + 1).min(row[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev[b.len()]
+}
+
+/// Refuse (usage error) an `output` that is one of `inputs`: writing it would replace
+/// the input it is read from. Compared by canonical path (a `./x` or symlinked
+/// spelling) and, when both exist, by device and inode (a hard link).
+pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow::Result<()> {
+    for input in inputs {
+        if same_file(output, input) {
+            return Err(usage(format!(
+                "output {} is the input {}: give another output file",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+        if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
+            return true;
+        }
+    }
+    matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// `p` canonicalised; for a file not there yet, its canonical folder and its name.
+fn resolved(p: &Path) -> Option<PathBuf> {
+    if let Ok(c) = p.canonicalize() {
+        return Some(c);
+    }
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(dir.canonicalize().ok()?.join(p.file_name()?))
+}
+
+/// `err` with `<doing> <path>: ` in front, unless its message names the file already
+/// (the trace readers' errors do, with the line), so that a message names it once.
+pub fn about_file(err: impl Into<anyhow::Error>, doing: &str, path: &Path) -> anyhow::Error {
+    let err = err.into();
+    let name = path.display().to_string();
+    if err.chain().any(|c| c.to_string().contains(&name)) {
+        err
+    } else {
+        err.context(format!("{doing} {name}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_get_a_suggestion() {
+        assert_eq!(edit_distance("lruu", "lru"), 1);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        let devices = ["microsd-16g", "ssd-120g", "slc-paper002", "samsung-k9"];
+        assert_eq!(closest("microsd-16", devices), Some("microsd-16g"));
+        assert_eq!(closest("SSD-120G", devices), Some("ssd-120g"));
+        assert_eq!(closest("nosuch", devices), None);
+        assert_eq!(closest("zipff", ["uniform", "zipf"]), Some("zipf"));
+    }
+
+    #[test]
+    fn same_file_through_other_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        std::fs::write(&a, "x").unwrap();
+        let dotted = dir.path().join(".").join("a.csv");
+        let link = dir.path().join("l.csv");
+        std::os::unix::fs::symlink(&a, &link).unwrap();
+        let hard = dir.path().join("h.csv");
+        std::fs::hard_link(&a, &hard).unwrap();
+        for p in [&a, &dotted, &link, &hard] {
+            assert!(refuse_input_as_output(p, &[&a]).is_err(), "{}", p.display());
+        }
+        let other = dir.path().join("b.csv");
+        assert!(refuse_input_as_output(&other, &[&a]).is_ok());
+        let missing = dir.path().join("sub/../b.csv");
+        assert!(refuse_input_as_output(&missing, &[&a]).is_ok());
+    }
+}

@@ -1,13 +1,14 @@
 //! `wafer reproduce <paper>`: run a paper's design on stand-in workloads and print the
 //! paper's claims next to what wafer measured (presets in `wafer_lab::presets`).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use wafer_lab::presets::{self, Preset, NOTE};
 use wafer_lab::Preface;
 
 use super::run::run_plan;
-use super::UsageError;
+use super::{unknown, UsageError};
 
 /// Arguments of `wafer reproduce`.
 #[derive(clap::Args, Debug)]
@@ -35,8 +36,9 @@ pub struct Args {
 /// Run `preset` into `out` and print the comparison.
 pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()> {
     let plan = preset.plan()?;
-    println!("{}: {}", preset.name, preset.paper);
-    println!("note: {NOTE}");
+    let mut stdout = std::io::stdout();
+    writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
+    writeln!(stdout, "note: {NOTE}")?;
     let head = vec![
         format!("{}: {}", preset.name, preset.paper),
         NOTE.to_string(),
@@ -48,9 +50,9 @@ pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()>
     };
     let done = run_plan(&plan, out, jobs, &preface)?;
     let cmp = preset.compare(&done.outcome.results);
-    println!();
+    writeln!(stdout)?;
     for l in cmp {
-        println!("{l}");
+        writeln!(stdout, "{l}")?;
     }
     Ok(())
 }
@@ -67,8 +69,12 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         requests: args.requests,
         ..ApuStudy::paper()
     };
-    println!("apu: SSD on-board cache with automatic periodic update (paper 004)");
-    println!("note: {}", apu::NOTE);
+    let mut stdout = std::io::stdout();
+    writeln!(
+        stdout,
+        "apu: SSD on-board cache with automatic periodic update (paper 004)"
+    )?;
+    writeln!(stdout, "note: {}", apu::NOTE)?;
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
@@ -78,16 +84,17 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         pb.set_position(n as u64)
     })?;
     pb.finish_and_clear();
-    println!(
+    writeln!(
+        stdout,
         "{} cells ({} computed, {} reused); report {}",
         done.results.len(),
         done.computed,
         done.reused,
         done.report.display()
-    );
-    println!();
+    )?;
+    writeln!(stdout)?;
     for l in &done.comparison {
-        println!("{l}");
+        writeln!(stdout, "{l}")?;
     }
     if stop.load(Ordering::Relaxed) {
         anyhow::bail!("interrupted: rerun the same command to finish");
@@ -104,7 +111,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .unwrap_or_else(|| Path::new("wafer-out").join("apu"));
         return apu(&args, &out);
     }
-    let preset = presets::find(&args.paper).map_err(|e| UsageError(e.to_string()))?;
+    let preset = presets::find(&args.paper).map_err(|e| {
+        let known = presets::PRESETS.iter().map(|p| p.name).chain(["apu"]);
+        unknown(e, &args.paper, known)
+    })?;
     let out = args
         .out
         .unwrap_or_else(|| Path::new("wafer-out").join(preset.name));

@@ -5,6 +5,7 @@
 //! running are discarded, and the tables and report are written from what is done;
 //! rerunning the same command computes only the missing cells.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -88,22 +89,26 @@ pub fn run_plan(
         b.finish_and_clear();
     }
     let o = &done.outcome;
-    println!(
+    let mut stdout = std::io::stdout().lock();
+    writeln!(
+        stdout,
         "{} cells: computed {}, reused {} ({} workers, {:.1} s)",
         o.total, o.computed, o.reused, o.jobs, o.elapsed_s
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "results: {}, {}",
         out.join("results.csv").display(),
         out.join("results.json").display()
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "figures: {} SVG files in {}",
         done.figures.len(),
         out.join("figures").display()
-    );
+    )?;
     if let Some(r) = &done.report {
-        println!("report: {}", r.display());
+        writeln!(stdout, "report: {}", r.display())?;
     }
     if o.interrupted {
         anyhow::bail!(

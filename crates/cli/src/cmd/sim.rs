@@ -8,8 +8,9 @@
 //! bytes (`16MiB`), pages (`4096p`) or a fraction of the trace's footprint (`5%`; with
 //! `--stream` this costs one counting pass, [`Footprint`]). With `--after`, each
 //! cell's after-cache trace is written to a file whose name is a template when there
-//! are several cells (`{policy}` and `{cache}` are replaced). Results do not depend
-//! on `--jobs` or `--stream`.
+//! are several cells (`{policy}` and `{cache}` are replaced; no other `{...}`). Each
+//! file replaces its target only once complete; a file that is the trace itself is
+//! refused. Results do not depend on `--jobs` or `--stream`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -23,10 +24,11 @@ use wafer_cache::{
     run_policy, CostModel, Footprint, Input, Metrics, PolicySpec, PreparedTrace, SimConfig,
     SimError,
 };
-use wafer_trace::units::{parse_size, CacheSize};
+use wafer_trace::units::{parse_page_size, parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
-use super::UsageError;
+use super::trace::info::format_arg;
+use super::{about_file, refuse_input_as_output, unknown, usage};
 use crate::progress;
 
 /// How requests become cache accesses.
@@ -108,6 +110,8 @@ pub struct Args {
 #[derive(Serialize, Debug)]
 struct Row {
     trace: String,
+    /// The format the trace was read as (detected or `--format`).
+    format: Option<Format>,
     policy: String,
     cache: String,
     capacity_pages: u32,
@@ -122,8 +126,17 @@ struct Row {
     metrics: Metrics,
 }
 
-fn usage(msg: impl Into<String>) -> anyhow::Error {
-    UsageError(msg.into()).into()
+/// A policy spec; an unknown name gets a "did you mean".
+pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
+    PolicySpec::parse(text).map_err(|e| match &e {
+        SimError::UnknownPolicy { name, .. } => {
+            let known = wafer_cache::POLICIES
+                .iter()
+                .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()));
+            unknown(&e, name, known)
+        }
+        _ => usage(e),
+    })
 }
 
 /// Run `wafer sim`.
@@ -131,7 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let specs = args
         .policies
         .iter()
-        .map(|p| PolicySpec::parse(p).map_err(|e| usage(e.to_string())))
+        .map(|p| parse_policy(p))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let sizes = args
         .caches
@@ -143,14 +156,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let granularity = match args.granularity {
-        GranularityArg::Page => {
-            let ps = parse_size(&args.page_size).map_err(|e| usage(e.to_string()))?;
-            let page_size = u32::try_from(ps)
-                .ok()
-                .filter(|&p| p > 0)
-                .ok_or_else(|| usage(format!("page size `{}` out of range", args.page_size)))?;
-            Granularity::Page { page_size }
-        }
+        GranularityArg::Page => Granularity::Page {
+            page_size: parse_page_size(&args.page_size).map_err(usage)?,
+        },
         GranularityArg::Record => Granularity::Record,
     };
     let unit = granularity.unit();
@@ -165,12 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(a) = &args.after {
         check_template(a, specs.len(), sizes.len())?;
     }
-    let format = args
-        .format
-        .as_deref()
-        .map(Format::from_name)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
+    let format = format_arg(args.format.as_deref())?;
 
     let opts = ReadOptions {
         format,
@@ -178,14 +181,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     // Errors of the trace reader name the file (and line) themselves.
     let open = || wafer_trace::open(&args.trace, &opts);
-    let reading = || format!("reading {}", args.trace.display());
+    let reading = |e: anyhow::Error| about_file(e, "reading", &args.trace);
     let needs_footprint = sizes.iter().any(|(_, s)| s.needs_footprint());
+    // Opened first in every mode: the format it was read as goes into the output.
+    let mut reader = open()?;
+    let format = reader.meta().format;
     let (prepared, footprint) = if args.stream {
         let footprint = if needs_footprint {
-            let mut reader = open()?;
             let pb = progress::bar(reader.meta().requests.unwrap_or(0), "counting pages");
             let f = Footprint::count(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
-                .with_context(reading)?;
+                .map_err(|e| reading(e.into()))?;
             pb.finish_and_clear();
             Some(f)
         } else {
@@ -193,14 +198,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         (None, footprint)
     } else {
-        let mut reader = open()?;
         let pb = progress::bar(reader.meta().requests.unwrap_or(0), "reading trace");
         let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
             .map_err(|e| match e {
                 SimError::TooLarge(_) => anyhow::anyhow!("{e} (wafer sim --stream)"),
                 e => e.into(),
             })
-            .with_context(reading)?;
+            .map_err(reading)?;
         pb.finish_and_clear();
         let f = Footprint {
             pages: trace.universe(),
@@ -208,6 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
         (Some(trace), Some(f))
     };
+    drop(reader);
 
     let mut cells = Vec::with_capacity(specs.len() * sizes.len());
     for spec in &specs {
@@ -230,6 +235,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 series_every: args.series_every,
             };
             let after = args.after.as_ref().map(|t| expand(t, spec, text));
+            if let Some(p) = &after {
+                refuse_input_as_output(p, &[&args.trace])?;
+            }
             cells.push(Cell {
                 spec,
                 cache: text,
@@ -282,6 +290,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let metrics = result.with_context(|| format!("{} @ {}", cell.spec, cell.cache))?;
         rows.push(Row {
             trace: args.trace.display().to_string(),
+            format,
             policy: cell.spec.label(),
             cache: cell.cache.clone(),
             capacity_pages: cell.cfg.capacity_pages,
@@ -296,11 +305,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         });
     }
 
+    use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &rows)?;
-        use std::io::Write;
         writeln!(out)?;
     } else {
         // A streamed run without a counting pass learns the trace's size from a cell.
@@ -309,7 +318,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_or((m.universe, m.warmup_accesses + m.accesses), |f| {
                 (u64::from(f.pages), f.accesses)
             });
-        print_table(&mut out, &rows, pages, accesses)?;
+        writeln!(
+            out,
+            "trace: {} (format {}), {accesses} accesses, {pages} distinct pages",
+            args.trace.display(),
+            format.map_or("?", Format::name)
+        )?;
+        print_table(&mut out, &rows)?;
     }
     Ok(())
 }
@@ -338,21 +353,27 @@ fn run_cells<T: Send>(
         cells.iter().map(|_| Mutex::new(None)).collect();
     let label = |d: usize| format!("simulating: {d} of {} cells done", cells.len());
     pb.set_message(label(0));
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= cells.len() || failed.load(Ordering::Relaxed) {
-                    break;
-                }
-                let r = run(&cells[i]);
-                if r.is_err() {
-                    failed.store(true, Ordering::Relaxed);
-                }
-                *slots[i].lock().expect("no panics while held") = Some(r);
-                pb.set_message(label(done.fetch_add(1, Ordering::Relaxed) + 1));
-            });
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= cells.len() || failed.load(Ordering::Relaxed) {
+            break;
         }
+        let r = run(&cells[i]);
+        if r.is_err() {
+            failed.store(true, Ordering::Relaxed);
+        }
+        *slots[i].lock().expect("no panics while held") = Some(r);
+        pb.set_message(label(done.fetch_add(1, Ordering::Relaxed) + 1));
+    };
+    std::thread::scope(|s| {
+        // This thread is one of the workers. A helper that cannot be started (out of
+        // memory or threads) is done without: results do not depend on the count.
+        for _ in 1..jobs {
+            if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
+                break;
+            }
+        }
+        work();
     });
     slots
         .into_iter()
@@ -364,9 +385,21 @@ fn run_cells<T: Send>(
         .collect()
 }
 
-/// With several policies (sizes), the template must vary by policy (size).
+/// With several policies (sizes), the template must vary by policy (size); braces
+/// other than `{policy}` and `{cache}` are refused rather than kept literally, as
+/// they are most likely a misspelt placeholder.
 fn check_template(t: &Path, policies: usize, sizes: usize) -> anyhow::Result<()> {
     let s = t.to_string_lossy();
+    let rest = s.replace("{policy}", "").replace("{cache}", "");
+    if let Some(i) = rest.find(['{', '}']) {
+        let bad = match rest[i..].find('}') {
+            Some(j) if rest[i..].starts_with('{') => &rest[i..=i + j],
+            _ => &rest[i..=i],
+        };
+        return Err(usage(format!(
+            "--after {s}: unknown placeholder `{bad}` (only {{policy}} and {{cache}} exist)"
+        )));
+    }
     if policies > 1 && !s.contains("{policy}") {
         return Err(usage(format!(
             "--after {s}: with several policies the file name needs {{policy}}"
@@ -390,13 +423,7 @@ fn expand(t: &Path, spec: &PolicySpec, cache: &str) -> PathBuf {
     )
 }
 
-fn print_table(
-    out: &mut impl std::io::Write,
-    rows: &[Row],
-    universe: u64,
-    accesses: u64,
-) -> std::io::Result<()> {
-    writeln!(out, "{accesses} accesses, {universe} distinct pages")?;
+fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
     let header = [
         "policy",
         "cache",

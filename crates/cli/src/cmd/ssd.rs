@@ -1,9 +1,10 @@
 //! `wafer ssd`: a trace or a paper 004 micro benchmark on the timed SSD with an
 //! on-board write cache and automatic periodic update (crate wafer-ssd).
 
-use super::UsageError;
+use super::ftl::resolve_device;
+use super::{about_file, unknown, UsageError};
 use crate::progress;
-use anyhow::Context;
+use std::io::Write;
 use std::path::PathBuf;
 use wafer_ssd::{
     parse_duration_ns, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig,
@@ -11,7 +12,10 @@ use wafer_ssd::{
 use wafer_trace::gen::Bytes;
 use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
 use wafer_trace::units::{format_size, parse_size};
-use wafer_trace::ReadOptions;
+use wafer_trace::{Format, ReadOptions};
+
+/// The paper 004 micro benchmarks `--gen` runs.
+const MICRO: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
 
 /// Arguments of `wafer ssd`.
 #[derive(clap::Args, Debug)]
@@ -94,7 +98,7 @@ fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
 
 /// Run `wafer ssd`.
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let mut dev = wafer_ftl::Device::resolve(&a.device)?;
+    let mut dev = resolve_device(&a.device)?;
     let capacity = match (&a.capacity, &a.gen) {
         (Some(c), _) => Some(parse_size(c).map_err(usage)?),
         (None, Some(_)) => Some(16u64 << 30),
@@ -150,9 +154,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         ),
         (None, Some(kind)) => {
             let mut spec = GenSpec::default_for(kind).ok_or_else(|| {
-                usage(format!(
-                    "unknown micro benchmark `{kind}` (expected constant-write, random-write, write-biased or thrash)"
-                ))
+                unknown(
+                    format!(
+                        "unknown micro benchmark `{kind}` (expected {})",
+                        MICRO.join(", ")
+                    ),
+                    kind,
+                    MICRO,
+                )
             })?;
             let (GenSpec::ConstantWrite(p)
             | GenSpec::RandomWrite(p)
@@ -181,6 +190,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             ))
         }
     };
+    let format = reader.meta().format;
     let flash = FtlFlash::new(&dev)?;
     let mut ssd = Ssd::new(cfg, flash)?;
     let total = a.limit.or(reader.meta().requests).unwrap_or(0);
@@ -193,22 +203,31 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         |n| pb.set_position(n),
         |_, _| {},
     )
-    .with_context(|| format!("simulating {source}"))?;
+    .map_err(|e| match &a.trace {
+        Some(t) => about_file(e, "simulating", t),
+        None => anyhow::Error::from(e).context(format!("simulating {source}")),
+    })?;
     pb.finish_and_clear();
     let report = ssd.finish();
+    let mut stdout = std::io::stdout().lock();
     if a.json {
         let out = serde_json::json!({
             "type": "result",
             "source": source,
+            "format": format,
             "device": dev,
             "config": cfg,
             "arrival": arrival,
             "report": report,
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&out)?)?;
         return Ok(());
     }
-    print_text(&source, &dev, &cfg, &report);
+    let workload = match (&a.trace, format) {
+        (Some(_), f) => format!("{source} (format {})", f.map_or("?", Format::name)),
+        (None, _) => format!("{source} (generated)"),
+    };
+    print_text(&mut stdout, &workload, &dev, &cfg, &report)?;
     Ok(())
 }
 
@@ -216,10 +235,17 @@ fn ms(ns: f64) -> String {
     format!("{:.3} ms", ns * 1e-6)
 }
 
-fn print_text(source: &str, dev: &wafer_ftl::Device, cfg: &SsdConfig, r: &Report) {
+fn print_text(
+    stdout: &mut impl Write,
+    source: &str,
+    dev: &wafer_ftl::Device,
+    cfg: &SsdConfig,
+    r: &Report,
+) -> std::io::Result<()> {
     let g = &dev.geometry;
-    println!("workload      {source}");
-    println!(
+    writeln!(stdout, "workload      {source}")?;
+    writeln!(
+        stdout,
         "device        {} ({:?} FTL, {}, {} units, read {} / program {} / erase {} us)",
         dev.name,
         dev.ftl,
@@ -228,82 +254,93 @@ fn print_text(source: &str, dev: &wafer_ftl::Device, cfg: &SsdConfig, r: &Report
         dev.latency.read_ns / 1000,
         dev.latency.program_ns / 1000,
         dev.latency.erase_ns / 1000
-    );
+    )?;
     match &r.cache {
-        Some(c) => println!(
+        Some(c) => writeln!(
+            stdout,
             "cache         {} ({} sets x {} ways), APU {:?}, idle threshold {}",
             format_size(u64::from(c.lines) * u64::from(g.page_size)),
             c.sets,
             c.ways,
             c.apu,
             ms(cfg.idle_threshold_ns as f64)
-        ),
-        None => println!("cache         none"),
+        )?,
+        None => writeln!(stdout, "cache         none")?,
     }
-    println!(
+    writeln!(
+        stdout,
         "requests      {} ({} reads, {} writes, {} trims; {} / {} pages)",
         r.requests, r.reads, r.writes, r.trims, r.read_pages, r.write_pages
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "response      {:>10} {:>10} {:>10} {:>10} {:>10}",
         "mean", "p50", "p95", "p99", "max"
-    );
+    )?;
     for (name, s) in [
         ("  all", &r.response.all),
         ("  read", &r.response.read),
         ("  write", &r.response.write),
     ] {
         if s.count > 0 {
-            println!(
+            writeln!(
+                stdout,
                 "{name:<13} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>10.3}   ms",
                 s.mean_ns * 1e-6,
                 s.p50_ns as f64 * 1e-6,
                 s.p95_ns as f64 * 1e-6,
                 s.p99_ns as f64 * 1e-6,
                 s.max_ns as f64 * 1e-6
-            );
+            )?;
         }
     }
     if let Some(c) = &r.cache {
-        println!(
+        writeln!(
+            stdout,
             "hits          {:.4} (read {:.4}, write {:.4}); {} dirty at end",
             c.hit_ratio, c.read_hit_ratio, c.write_hit_ratio, c.dirty_at_end
-        );
-        println!(
+        )?;
+        writeln!(
+            stdout,
             "flushes       {} on demand, {} APU",
             c.stats.on_demand_flushes, c.stats.apu_flushes
-        );
+        )?;
     }
     let f = &r.flash;
-    println!(
+    writeln!(
+        stdout,
         "flash         {} page reads, {} programs ({} direct, {} on demand, {} APU)",
         f.page_reads,
         f.direct_programs + f.on_demand_programs + f.apu_programs,
         f.direct_programs,
         f.on_demand_programs,
         f.apu_programs
-    );
+    )?;
     if let Some(c) = &f.ftl {
-        println!(
+        writeln!(
+            stdout,
             "FTL           {} GC copies, {} erases, {} GC runs",
             c.programs_gc, c.erases, c.gc_invocations
-        );
+        )?;
     }
     let t = &r.timing;
-    println!(
+    writeln!(
+        stdout,
         "time          span {}, utilisation {:.3}, {:.1} req/s, mean in device {:.3} (max {})",
         ms(t.span_ns as f64),
         t.utilisation,
         t.throughput_rps,
         t.mean_in_system,
         t.max_in_system
-    );
-    println!(
+    )?;
+    writeln!(
+        stdout,
         "idle          {} in {} periods ({} >= threshold, longest {}); APU busy {}",
         ms(t.idle_ns as f64),
         t.idle_periods,
         t.idle_periods_over_threshold,
         ms(t.longest_idle_ns as f64),
         ms(t.apu_busy_ns as f64)
-    );
+    )?;
+    Ok(())
 }

@@ -67,8 +67,10 @@ impl Writer {
         }
         if header.origin.len() > MAX_ORIGIN {
             return Err(Error::Invalid(format!(
-                "{}: .wtr origin text is limited to {MAX_ORIGIN} bytes",
-                path.display()
+                "{}: the origin text is {} bytes; a .wtr header holds at most \
+                 {MAX_ORIGIN} bytes",
+                path.display(),
+                header.origin.len()
             )));
         }
         let tmp = temp_beside(path)?;
@@ -229,10 +231,7 @@ impl Writer {
             .into_inner()
             .map_err(|e| Error::io(&path, e.into_error()))?;
         match target {
-            Target::Temp(t) => {
-                t.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
-                t.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-            }
+            Target::Temp(t) => crate::export::persist(t, &path)?,
             Target::InPlace(f) => f.sync_all().map_err(|e| Error::io(&path, e))?,
         }
         Ok(end.requests)

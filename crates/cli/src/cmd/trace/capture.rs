@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use wafer_trace::capture::{self, CaptureOptions, PathFilter};
+use wafer_trace::export::AtomicFile;
 use wafer_trace::format::BATCH;
 use wafer_trace::units::parse_size;
-use wafer_trace::{Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
 
 use crate::cmd::UsageError;
 
@@ -77,15 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let dir = tempfile::tempdir()?;
     let log = dir.path().join("capture.log");
-    let origin = format!(
-        "wafer trace capture{} -- {}",
-        if args.memory { " --memory" } else { "" },
-        args.command
-            .iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    let origin = origin(&args);
     let (status, mut summary) = if args.memory {
         let status = capture::run::run_lackey(&args.command, &log)?;
         (status, write_memory(&log, &args.output, format, &origin)?)
@@ -136,6 +129,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The origin recorded in a `.wtr` header: the capture command line. One longer than
+/// a header holds keeps its start and says, in the text, how much was left out.
+fn origin(args: &Args) -> String {
+    let line = format!(
+        "wafer trace capture{} -- {}",
+        if args.memory { " --memory" } else { "" },
+        args.command
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    if line.len() <= wtr::MAX_ORIGIN {
+        return line;
+    }
+    let note = |cut: usize| format!(" ... ({cut} more bytes of the command line)");
+    // The count left out has no more digits than the whole length: the result fits.
+    let mut keep = wtr::MAX_ORIGIN - note(line.len()).len();
+    while !line.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    format!("{}{}", &line[..keep], note(line.len() - keep))
+}
+
 /// Convert a strace log and write the trace and its layout.
 fn write_files(
     log: &Path,
@@ -159,21 +176,12 @@ fn write_files(
     let mut layout_path = output.as_os_str().to_owned();
     layout_path.push(".layout.json");
     let layout_path = PathBuf::from(layout_path);
-    let parent = layout_path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(parent)?;
-    serde_json::to_writer_pretty(&mut tmp, &cap.layout)?;
-    writeln!(tmp)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.persist(&layout_path)
-        .map_err(|e| anyhow::anyhow!("{}: {}", layout_path.display(), e.error))?;
+    let mut f = AtomicFile::create(&layout_path)?;
+    serde_json::to_writer_pretty(&mut f, &cap.layout)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(f))
+        .map_err(|e| anyhow::anyhow!("{}: {e}", layout_path.display()))?;
+    f.commit()?;
     let writes = cap
         .requests
         .iter()
@@ -232,4 +240,27 @@ fn write_memory(
         skipped: 0,
         exit_status: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    #[test]
+    fn a_long_command_line_is_shortened_visibly() {
+        let long = "x".repeat(5000);
+        let cli = Cli::parse_from(["capture", "-o", "a.wtr", "--", "echo", long.as_str()]);
+        let o = origin(&cli.args);
+        assert!(o.len() <= wtr::MAX_ORIGIN, "{}", o.len());
+        assert!(o.ends_with("more bytes of the command line)"), "{o}");
+        let short = Cli::parse_from(["capture", "--", "echo", "hi"]);
+        assert_eq!(origin(&short.args), "wafer trace capture -- echo hi");
+    }
 }

@@ -1,7 +1,7 @@
 //! `wafer trace convert`: stream any readable trace into wafer's `.wtr`, the
 //! `time_ns,op,dev,offset,len` CSV, or a fio iolog v2 ([`wafer_trace::export`]).
 //! The output appears only once it is complete (written to a temporary file and
-//! renamed).
+//! renamed); an output that is the input is refused.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -10,11 +10,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use wafer_trace::export::FIO_TARGET;
 use wafer_trace::format::BATCH;
-use wafer_trace::units::parse_size;
-use wafer_trace::{Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+use wafer_trace::units::parse_page_size;
+use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
 
 use super::info::format_arg;
-use crate::cmd::UsageError;
+use crate::cmd::{refuse_input_as_output, usage, UsageError};
 use crate::progress;
 
 /// Arguments of `wafer trace convert`.
@@ -47,7 +47,7 @@ pub struct Args {
     /// Lackey input: include instruction fetches as reads.
     #[arg(long)]
     pub instructions: bool,
-    /// Where the trace came from, stored in the .wtr header
+    /// Where the trace came from, stored in the .wtr header, at most 4096 bytes
     /// (default: "converted from <input> (<format>)").
     #[arg(long)]
     pub origin: Option<String>,
@@ -77,7 +77,7 @@ struct Summary<'a> {
 /// Run `wafer trace convert`.
 pub fn run(a: Args) -> anyhow::Result<()> {
     let to = match &a.to {
-        Some(t) => OutFormat::parse(t).map_err(|e| UsageError(e.to_string()))?,
+        Some(t) => out_format_arg(t)?,
         None => OutFormat::from_path(&a.output).ok_or_else(|| {
             UsageError(format!(
                 "cannot tell the output format from `{}`: use a .wtr, .csv or .iolog name, \
@@ -88,12 +88,18 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let page_size = match &a.page_size {
         None => 0,
-        Some(s) => parse_size(s)
-            .ok()
-            .and_then(|v| u32::try_from(v).ok())
-            .filter(|&v| v > 0)
-            .ok_or_else(|| UsageError(format!("--page-size {s}: expected a size like 4KiB")))?,
+        Some(s) => parse_page_size(s).map_err(|e| usage(format!("--page-size: {e}")))?,
     };
+    if let Some(o) = &a.origin {
+        if o.len() > wtr::MAX_ORIGIN {
+            return Err(usage(format!(
+                "--origin is {} bytes; a .wtr header holds at most {} bytes",
+                o.len(),
+                wtr::MAX_ORIGIN
+            )));
+        }
+    }
+    refuse_input_as_output(&a.output, &[&a.input])?;
     let opts = ReadOptions {
         format: format_arg(a.format.as_deref())?,
         skip_invalid: a.skip_invalid,
@@ -155,6 +161,13 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(())
+}
+
+/// Parse `--to` / `--format` naming an output format (a usage error if unknown, with
+/// a "did you mean").
+pub fn out_format_arg(name: &str) -> anyhow::Result<OutFormat> {
+    OutFormat::parse(name)
+        .map_err(|e| crate::cmd::unknown(e, name, OutFormat::ALL.iter().map(|f| f.name())))
 }
 
 /// A bar when the request count is known (.wtr input), else a counting spinner.

@@ -10,9 +10,11 @@ use anyhow::Context;
 use serde_json::{json, Map, Value};
 use wafer_trace::format::BATCH;
 use wafer_trace::gen::{GenSpec, KINDS};
-use wafer_trace::{OutFormat, TraceWriter, WriteInfo};
+use wafer_trace::units::parse_page_size;
+use wafer_trace::{wtr, OutFormat, TraceWriter, WriteInfo};
 
-use crate::cmd::UsageError;
+use super::convert::out_format_arg;
+use crate::cmd::{unknown, usage, UsageError};
 
 /// Arguments of `wafer trace gen`.
 #[derive(clap::Args, Debug)]
@@ -58,9 +60,10 @@ pub struct Params {
     /// Bytes addressed (16MiB, 1GiB, ...).
     #[arg(long)]
     pub footprint: Option<String>,
-    /// Page size in bytes (offset alignment; the flash page for block-utilization).
+    /// Page size (4KiB; a power of two from 512 B to 1 GiB): offset alignment, the
+    /// flash page for block-utilization.
     #[arg(long)]
-    pub page_size: Option<u32>,
+    pub page_size: Option<String>,
     /// Fraction of writes, 0..=1.
     #[arg(long, allow_negative_numbers = true)]
     pub write_ratio: Option<f64>,
@@ -119,8 +122,12 @@ pub struct Params {
 
 impl Params {
     /// The parameters given on the command line, as spec keys and JSON values.
-    fn given(&self) -> Vec<(&'static str, Value)> {
+    fn given(&self) -> anyhow::Result<Vec<(&'static str, Value)>> {
         let mut v: Vec<(&'static str, Value)> = Vec::new();
+        if let Some(p) = &self.page_size {
+            let bytes = parse_page_size(p).map_err(|e| usage(format!("--page-size: {e}")))?;
+            v.push(("page_size", json!(bytes)));
+        }
         macro_rules! put {
             ($($f:ident),*) => {$(
                 if let Some(x) = &self.$f {
@@ -132,7 +139,6 @@ impl Params {
             seed,
             requests,
             footprint,
-            page_size,
             write_ratio,
             size,
             arrival,
@@ -154,7 +160,7 @@ impl Params {
         if self.coalesce {
             v.push(("coalesce", json!(true)));
         }
-        v
+        Ok(v)
     }
 }
 
@@ -166,14 +172,18 @@ fn flag(name: &str) -> String {
 fn build_spec(kind: &str, params: &Params) -> anyhow::Result<GenSpec> {
     let info = KINDS.iter().find(|k| k.name == kind).ok_or_else(|| {
         let names: Vec<&str> = KINDS.iter().map(|k| k.name).collect();
-        UsageError(format!(
-            "unknown generator `{kind}` (expected one of: {})",
-            names.join(", ")
-        ))
+        unknown(
+            format!(
+                "unknown generator `{kind}` (expected one of: {})",
+                names.join(", ")
+            ),
+            kind,
+            names.iter().copied(),
+        )
     })?;
     let mut map = Map::new();
     map.insert("kind".into(), json!(kind));
-    for (name, value) in params.given() {
+    for (name, value) in params.given()? {
         if !info.params.iter().any(|p| p.name == name) {
             let takes: Vec<String> = info.params.iter().map(|p| flag(p.name)).collect();
             return Err(UsageError(format!(
@@ -193,7 +203,7 @@ fn build_spec(kind: &str, params: &Params) -> anyhow::Result<GenSpec> {
 
 fn out_format(path: &Path, forced: Option<&str>) -> anyhow::Result<OutFormat> {
     match forced {
-        Some(name) => OutFormat::parse(name).map_err(|e| UsageError(e.to_string()).into()),
+        Some(name) => out_format_arg(name),
         None => OutFormat::from_path(path).ok_or_else(|| {
             UsageError(format!(
                 "{}: cannot tell the output format from the extension \
@@ -217,9 +227,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let format = out_format(output, args.format.as_deref())?;
     let label = spec.to_string();
 
+    let origin = format!("wafer trace gen {label}");
+    if format == OutFormat::Wtr && origin.len() > wtr::MAX_ORIGIN {
+        return Err(usage(format!(
+            "the generator's description is {} bytes; a .wtr header holds at most {} \
+             (shorten the parameters, or write .csv)",
+            origin.len(),
+            wtr::MAX_ORIGIN
+        )));
+    }
     let mut reader = spec.open()?;
     let info = WriteInfo {
-        origin: format!("wafer trace gen {label}"),
+        origin,
         page_size: spec.page_size(),
         has_time: reader.meta().has_time,
         has_op: true,

@@ -8,11 +8,11 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use wafer_trace::stats::TraceStats;
-use wafer_trace::units::{format_size, parse_size};
+use wafer_trace::units::{format_size, parse_page_size};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
 use crate::cmd::sim::GranularityArg;
-use crate::cmd::UsageError;
+use crate::cmd::{unknown, usage};
 use crate::progress;
 
 /// Arguments of `wafer trace info`.
@@ -60,11 +60,14 @@ struct Report<'a> {
     stats: &'a TraceStats,
 }
 
-/// Parse a `--format` value (a usage error if unknown).
-pub fn format_arg(f: Option<&str>) -> Result<Option<Format>, UsageError> {
-    f.map(Format::from_name)
-        .transpose()
-        .map_err(|e| UsageError(e.to_string()))
+/// Parse a `--format` value (a usage error if unknown, with a "did you mean").
+pub fn format_arg(f: Option<&str>) -> anyhow::Result<Option<Format>> {
+    let Some(name) = f else {
+        return Ok(None);
+    };
+    Format::from_name(name)
+        .map(Some)
+        .map_err(|e| unknown(e, name, Format::ALL.iter().map(|f| f.name())))
 }
 
 /// Run `wafer trace info`.
@@ -72,13 +75,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let format = format_arg(args.format.as_deref())?;
     let granularity = match args.granularity {
         GranularityArg::Record => Granularity::Record,
-        GranularityArg::Page => {
-            let ps = parse_size(&args.page_size).map_err(|e| UsageError(e.to_string()))?;
-            let page_size = u32::try_from(ps).ok().filter(|&p| p > 0).ok_or_else(|| {
-                UsageError(format!("page size {} is out of range", args.page_size))
-            })?;
-            Granularity::Page { page_size }
-        }
+        GranularityArg::Page => Granularity::Page {
+            page_size: parse_page_size(&args.page_size).map_err(usage)?,
+        },
     };
     let opts = ReadOptions {
         format,

@@ -1,0 +1,273 @@
+//! Every command: usage errors exit 2 and runtime errors 1, each as one line that
+//! names the file once; options are checked, not silently accepted; outputs say
+//! which trace format was read.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn wafer() -> Command {
+    let mut c = Command::cargo_bin("wafer").expect("binary");
+    // Rust's own panic report (with a backtrace) is kept when this is set.
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+/// A `wafer-csv` trace of `n` 4 KiB requests; record `bad` (1-based) is malformed.
+fn csv_trace(path: &Path, n: u64, bad: Option<u64>) {
+    let mut s = String::from("time_ns,op,dev,offset,len\n");
+    for i in 1..=n {
+        let op = if i % 2 == 0 { 'W' } else { 'R' };
+        if Some(i) == bad {
+            s.push_str(&format!("{},{op},0,notanumber,4096\n", i * 1000));
+        } else {
+            s.push_str(&format!("{},{op},0,{},4096\n", i * 1000, (i % 300) * 4096));
+        }
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+/// Run and expect exit `code` with one line on stderr containing every `want`.
+fn fails(args: &[&str], code: i32, want: &[&str]) -> String {
+    let out = wafer().args(args).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("wafer: "), "{args:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{args:?}: want `{w}` in {err}");
+    }
+    err
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = wafer().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn unknown_names_are_usage_errors_with_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let t = t.to_str().unwrap();
+    let o = dir.path().join("o.wtr");
+    let o = o.to_str().unwrap();
+    let cases: [(&[&str], &str); 10] = [
+        (&["ftl", "-t", t, "-d", "nosuch"], "unknown device `nosuch`"),
+        (
+            &["ftl", "-t", t, "-d", "microsd-16"],
+            "did you mean `microsd-16g`?",
+        ),
+        (
+            &["ftl", "sweep", "-d", "ssd-12g"],
+            "did you mean `ssd-120g`?",
+        ),
+        (
+            &["ssd", "-t", t, "-d", "samsung-k8"],
+            "did you mean `samsung-k9`?",
+        ),
+        (&["ssd", "--gen", "thrsh"], "did you mean `thrash`?"),
+        (
+            &["sim", "-t", t, "-p", "lruu", "-c", "1p"],
+            "did you mean `lru`?",
+        ),
+        (&["trace", "gen", "zipff", "-o", o], "did you mean `zipf`?"),
+        (&["reproduce", "ts-clok"], "did you mean `ts-clock`?"),
+        (
+            &["trace", "info", t, "--format", "wafercsv"],
+            "did you mean `wafer-csv`?",
+        ),
+        (
+            &["trace", "convert", t, o, "--to", "csvv"],
+            "did you mean `csv`?",
+        ),
+    ];
+    for (args, want) in cases {
+        fails(args, 2, &[want]);
+    }
+    // Nothing close: no suggestion.
+    let err = fails(&["ftl", "-t", t, "-d", "nosuch"], 2, &["microsd-16g"]);
+    assert!(!err.contains("did you mean"), "{err}");
+}
+
+#[test]
+fn trace_errors_name_the_file_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("bad.csv");
+    csv_trace(&t, 6000, Some(5000));
+    let t = t.to_str().unwrap();
+    let out = dir.path().join("o.csv");
+    let out = out.to_str().unwrap();
+    let runs: [&[&str]; 8] = [
+        &["sim", "-t", t, "-p", "lru", "-c", "10p"],
+        &["sim", "-t", t, "-p", "lru", "-c", "10p", "--stream"],
+        &["sim", "-t", t, "-p", "lru", "-c", "5%", "--stream"],
+        &["ftl", "-t", t],
+        &["ssd", "-t", t],
+        &["trace", "info", t],
+        &["trace", "head", t, "-n", "6000"],
+        &["trace", "convert", t, out],
+    ];
+    for args in runs {
+        let err = fails(args, 1, &["bad.csv:5001: expected a byte offset"]);
+        assert_eq!(err.matches("bad.csv").count(), 1, "{args:?}: {err}");
+    }
+    // An error of the simulator, not of the reader, names the file once too.
+    let far = dir.path().join("far.csv");
+    std::fs::write(
+        &far,
+        "time_ns,op,dev,offset,len\n0,W,0,1099511627776000,4096\n",
+    )
+    .unwrap();
+    let far = far.to_str().unwrap();
+    for args in [&["ftl", "-t", far][..], &["ssd", "-t", far]] {
+        let err = fails(args, 1, &["far.csv", "--wrap"]);
+        assert_eq!(err.matches("far.csv").count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn page_sizes_must_be_powers_of_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let t = t.to_str().unwrap();
+    let o = dir.path().join("o.wtr");
+    let o = o.to_str().unwrap();
+    let want = "must be a power of two from 512 B to 1 GiB";
+    for args in [
+        &["trace", "info", t, "--page-size", "3000"][..],
+        &["trace", "info", t, "--page-size", "256"],
+        &["trace", "info", t, "--page-size", "2GiB"],
+        &[
+            "sim",
+            "-t",
+            t,
+            "-p",
+            "lru",
+            "-c",
+            "10p",
+            "--page-size",
+            "3000",
+            "--block",
+            "6000",
+        ],
+        &["trace", "convert", t, o, "--page-size", "3000"],
+        &["trace", "gen", "uniform", "--page-size", "3000", "-o", o],
+    ] {
+        fails(args, 2, &[want]);
+    }
+    assert!(!Path::new(o).exists());
+    stdout(&["trace", "info", t, "--page-size", "512"]);
+}
+
+#[test]
+fn after_templates_know_only_policy_and_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let t = t.to_str().unwrap();
+    for (tpl, bad) in [
+        ("a-{nope}.wtr", "`{nope}`"),
+        ("a-{policy.csv", "`{`"),
+        ("a}.csv", "`}`"),
+    ] {
+        let tpl = dir.path().join(tpl);
+        let args = [
+            "sim",
+            "-t",
+            t,
+            "-p",
+            "lru",
+            "-c",
+            "10p",
+            "--after",
+            tpl.to_str().unwrap(),
+        ];
+        fails(&args, 2, &["unknown placeholder", bad]);
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_too_long_origin_is_refused_not_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let o = dir.path().join("o.wtr");
+    let long = "x".repeat(5000);
+    let args = [
+        "trace",
+        "convert",
+        t.to_str().unwrap(),
+        o.to_str().unwrap(),
+        "--origin",
+        &long,
+    ];
+    fails(&args, 2, &["--origin is 5000 bytes", "at most 4096 bytes"]);
+    assert!(!o.exists());
+}
+
+#[test]
+fn every_output_names_the_trace_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let t = t.to_str().unwrap();
+    let sim = stdout(&["sim", "-t", t, "-p", "lru", "-c", "10p"]);
+    let first = sim.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!("trace: {t} (format wafer-csv), 100 accesses")),
+        "{first}"
+    );
+    for stream in [&[][..], &["--stream"]] {
+        let mut args = vec!["sim", "-t", t, "-p", "lru", "-c", "10p", "--json"];
+        args.extend_from_slice(stream);
+        let rows: serde_json::Value = serde_json::from_str(&stdout(&args)).unwrap();
+        assert_eq!(rows[0]["format"], "wafer-csv", "{rows}");
+    }
+    let ftl = stdout(&["ftl", "-t", t]);
+    assert!(ftl.contains("(format wafer-csv)"), "{ftl}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&["ftl", "-t", t, "--json"])).unwrap();
+    assert_eq!(v["format"], "wafer-csv");
+    let ssd = stdout(&["ssd", "-t", t]);
+    assert!(ssd.contains("(format wafer-csv)"), "{ssd}");
+    let v: serde_json::Value = serde_json::from_str(&stdout(&["ssd", "-t", t, "--json"])).unwrap();
+    assert_eq!(v["format"], "wafer-csv");
+    let info = stdout(&["trace", "info", t]);
+    assert!(info.contains("format        wafer-csv"), "{info}");
+}
+
+#[test]
+fn a_failing_stdout_is_one_line_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let full = std::fs::File::create("/dev/full");
+    let Ok(full) = full else {
+        eprintln!("skipping: no /dev/full");
+        return;
+    };
+    for args in [
+        &["ftl", "-t"][..],
+        &["ssd", "-t"],
+        &["sim", "-p", "lru", "-c", "10p", "-t"],
+    ] {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+            .env_remove("RUST_BACKTRACE")
+            .args(args)
+            .arg(&t)
+            .stdout(full.try_clone().unwrap())
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("No space left on device"), "{args:?}: {err}");
+    }
+}
