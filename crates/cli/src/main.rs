@@ -11,7 +11,11 @@
 #![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 mod cmd;
+mod oom;
 mod progress;
+
+#[global_allocator]
+static ALLOCATOR: oom::OneLineOnOom = oom::OneLineOnOom;
 
 use clap::{Parser, Subcommand};
 

@@ -271,3 +271,49 @@ fn a_failing_stdout_is_one_line_not_a_panic() {
         assert!(err.contains("No space left on device"), "{args:?}: {err}");
     }
 }
+
+/// Running out of memory is a runtime error like any other: one line, exit 1 (Rust's
+/// own handler printed two lines, or a backtrace, and aborted with status 134).
+#[test]
+fn out_of_memory_is_one_line_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("u.wtr");
+    let gen = wafer()
+        .args([
+            "trace",
+            "gen",
+            "uniform",
+            "--requests",
+            "2000000",
+            "--footprint",
+            "64GiB",
+            "-o",
+        ])
+        .arg(&t)
+        .output()
+        .unwrap();
+    assert!(
+        gen.status.success(),
+        "{}",
+        String::from_utf8_lossy(&gen.stderr)
+    );
+    let bin = assert_cmd::cargo::cargo_bin("wafer");
+    // 4 M distinct pages need far more than 100 MB of address space to prepare.
+    let script = format!(
+        "ulimit -v 100000 && exec '{}' sim -t '{}' -p lru -c 1GiB",
+        bin.display(),
+        t.display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("wafer: out of memory (could not allocate "),
+        "{err}"
+    );
+}
