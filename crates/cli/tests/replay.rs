@@ -227,7 +227,7 @@ fn bad_options_are_usage_errors() {
     run(&["-q", "0"], "queue depth 0 must be between 1 and 1024");
     run(
         &["--page-size", "1000"],
-        "page size 1000 must be a multiple of 512 bytes (O_DIRECT alignment)",
+        "page size `1000` must be a power of two from 512 B to 1 GiB (e.g. 4KiB)",
     );
     assert!(!target.exists(), "nothing created for a refused run");
 }

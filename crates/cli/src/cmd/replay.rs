@@ -5,10 +5,11 @@
 
 use super::UsageError;
 use crate::progress;
+use std::io::Write;
 use std::path::PathBuf;
 use wafer_replay::{Engine, Options, Report, Stage, Timing};
 use wafer_trace::format::GenericSpec;
-use wafer_trace::units::{format_size, parse_size};
+use wafer_trace::units::{format_size, parse_page_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
 
 /// When requests are issued.
@@ -135,15 +136,7 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 /// Run `wafer replay`.
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let page_size = parse_size(&a.page_size)
-        .ok()
-        .and_then(|p| u32::try_from(p).ok())
-        .ok_or_else(|| {
-            usage(format!(
-                "page size `{}`: expected a size like 4KiB",
-                a.page_size
-            ))
-        })?;
+    let page_size = parse_page_size(&a.page_size).map_err(|e| usage(e.to_string()))?;
     let size = a
         .size
         .as_deref()
@@ -221,17 +214,20 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     for w in &report.warnings {
         eprintln!("wafer: warning: {w}");
     }
+    // A failing stdout (a closed pipe, a full disk) is an error, not a panic.
+    let mut out = std::io::stdout().lock();
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_text(&report);
+        print_text(&mut out, &report)?;
     }
     Ok(())
 }
 
-fn print_text(r: &Report) {
+fn print_text(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     let s = &r.scan;
-    println!(
+    writeln!(
+        out,
         "trace      {} ({} requests: {} reads, {} writes, {} trims and {} empty not replayed)",
         r.trace.display(),
         s.requests,
@@ -239,7 +235,7 @@ fn print_text(r: &Report) {
         s.writes,
         s.trims,
         s.empty
-    );
+    )?;
     let t = &r.target;
     let mut how = Vec::new();
     if t.created {
@@ -259,7 +255,8 @@ fn print_text(r: &Report) {
         }
         .to_string(),
     );
-    println!(
+    writeln!(
+        out,
         "target     {} ({}, {}; {})",
         t.path.display(),
         match t.kind {
@@ -268,9 +265,10 @@ fn print_text(r: &Report) {
         },
         format_size(t.bytes),
         how.join(", ")
-    );
+    )?;
     let g = &r.range;
-    println!(
+    writeln!(
+        out,
         "range      bytes {}..{} ({} pages of {} B){}",
         g.start,
         g.end,
@@ -285,35 +283,44 @@ fn print_text(r: &Report) {
         } else {
             String::new()
         }
-    );
+    )?;
     if g.layout.len() > 1 {
         let l: Vec<String> = g
             .layout
             .iter()
             .map(|d| format!("dev {} at byte {}", d.dev, d.base))
             .collect();
-        println!("layout     {}", l.join(", "));
+        writeln!(out, "layout     {}", l.join(", "))?;
     }
     match &r.pattern {
-        Some(p) => println!("pattern    {} seed {}: {}", p.name, p.seed, p.description),
-        None => println!("pattern    none announced (fio writes its own buffers)"),
+        Some(p) => writeln!(
+            out,
+            "pattern    {} seed {}: {}",
+            p.name, p.seed, p.description
+        )?,
+        None => writeln!(
+            out,
+            "pattern    none announced (fio writes its own buffers)"
+        )?,
     }
     let timing = match r.timing {
         Timing::AsFast => "as fast as possible".to_string(),
         Timing::Trace { speed } => format!("trace timestamps / {speed}"),
     };
-    println!(
+    writeln!(
+        out,
         "engine     {}, queue depth {}, {timing}",
         r.engine, r.queue_depth
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "elapsed    {:.3} s (final sync {:.3} s){}",
         r.elapsed_s,
         r.sync_s,
         r.max_lag_ms
             .map(|l| format!("; at most {l:.3} ms behind the trace's schedule"))
             .unwrap_or_default()
-    );
+    )?;
     for (name, o) in [
         ("reads", &r.read),
         ("writes", &r.write),
@@ -328,18 +335,21 @@ fn print_text(r: &Report) {
         } else {
             String::new()
         };
-        println!(
+        writeln!(
+            out,
             "{name:<10} {} I/Os, {}, {:.2} MB/s, {:.0} IOPS{lat}",
             o.ios,
             format_size(o.bytes),
             o.mb_per_s,
             o.iops
-        );
+        )?;
     }
     if let Some(v) = &r.verify {
-        println!(
+        writeln!(
+            out,
             "verify     {} written pages read back in {:.3} s: all carry the pattern of their last write",
             v.pages, v.seconds
-        );
+        )?;
     }
+    Ok(())
 }
