@@ -96,9 +96,9 @@ pub fn simulate(
         let mut reader = wafer_trace::open(&path, &opts).map_err(trace_err)?;
         let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |_| {})
             .map_err(|e| WaferError::new_err(format!("reading {}: {e}", path.display())))?;
-        let capacity = size.pages(unit, u64::from(trace.universe()));
-        let capacity_pages = u32::try_from(capacity)
-            .map_err(|_| value_err(format!("cache size {cache} is too many pages")))?;
+        let capacity_pages = size
+            .pages(unit, u64::from(trace.universe()))
+            .map_err(|e| value_err(e.to_string()))?;
         let cfg = SimConfig {
             granularity,
             capacity_pages,

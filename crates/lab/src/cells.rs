@@ -184,8 +184,9 @@ pub(crate) fn compute(
         CellInput::Stream(pages) => pages,
     });
     let size = plan.sizes[pos.size].1;
-    let pages = size.pages(plan.granularity.unit(), footprint);
-    let capacity_pages = u32::try_from(pages.max(1)).unwrap_or(u32::MAX);
+    let capacity_pages = size
+        .pages(plan.granularity.unit(), footprint)
+        .map_err(|e| fail(e.to_string()))?;
     let e = &plan.exp;
     let cfg = SimConfig {
         granularity: plan.granularity,

@@ -72,7 +72,9 @@ pub enum CacheSize {
 
 impl CacheSize {
     /// Parse `16MiB` (bytes), `5%` (fraction of footprint) or `1000p` / `1000` with
-    /// `pages` suffix (`1000pages`).
+    /// `pages` suffix (`1000pages`). Zero is refused, and so is a bare fraction such
+    /// as `0.01`: libCacheSim reads it as a share of the working set, wafer would read
+    /// it as bytes, so it asks for `1%` or a size with a unit instead.
     pub fn parse(s: &str) -> Result<CacheSize> {
         let t = s.trim();
         if let Some(p) = t.strip_suffix('%') {
@@ -94,20 +96,53 @@ impl CacheSize {
                         "cache size `{s}`: expected a page count like 1000p"
                     ))
                 })?;
+                if v == 0 {
+                    return Err(Error::Invalid(format!(
+                        "cache size `{s}`: expected at least one page"
+                    )));
+                }
                 return Ok(CacheSize::Pages(v));
             }
         }
-        Ok(CacheSize::Bytes(parse_size(t)?))
+        if let Ok(v) = t.parse::<f64>() {
+            if v < 1.0 && t.contains('.') {
+                return Err(Error::Invalid(format!(
+                    "cache size `{s}`: a bare fraction; write {}% for a share of the \
+                     footprint, or a size with a unit like 16MiB",
+                    v * 100.0
+                )));
+            }
+        }
+        match parse_size(t)? {
+            0 => Err(Error::Invalid(format!(
+                "cache size `{s}`: expected at least one page"
+            ))),
+            b => Ok(CacheSize::Bytes(b)),
+        }
     }
 
-    /// Capacity in pages given the page size and the trace footprint in pages; at least 1.
-    pub fn pages(&self, page_size: u64, footprint_pages: u64) -> u64 {
+    /// Capacity in pages given the page size and the trace footprint in pages. Less
+    /// than one page, or more pages than a cache can index (2^32 - 1), is an error
+    /// naming the size: never rounded up or clamped.
+    pub fn pages(&self, page_size: u64, footprint_pages: u64) -> Result<u32> {
         let p = match *self {
             CacheSize::Bytes(b) => b / page_size,
             CacheSize::Pages(p) => p,
             CacheSize::Fraction(f) => (f * footprint_pages as f64).round() as u64,
         };
-        p.max(1)
+        let of = match *self {
+            CacheSize::Fraction(_) => format!(" of a footprint of {footprint_pages} pages"),
+            _ => String::new(),
+        };
+        match u32::try_from(p) {
+            Ok(0) => Err(Error::Invalid(format!(
+                "cache size {self}{of} is less than one page of {page_size} B"
+            ))),
+            Ok(n) => Ok(n),
+            Err(_) => Err(Error::Invalid(format!(
+                "cache size {self}{of} is {p} pages, more than a cache indexes (2^32 - 1)"
+            ))),
+        }
     }
 
     /// Whether resolving this size needs the trace footprint.
@@ -162,9 +197,30 @@ mod tests {
 
     #[test]
     fn cache_sizes() {
-        assert_eq!(CacheSize::parse("16MiB").unwrap().pages(4096, 0), 4096);
-        assert_eq!(CacheSize::parse("5%").unwrap().pages(4096, 1000), 50);
-        assert_eq!(CacheSize::parse("500p").unwrap().pages(4096, 0), 500);
+        let pages = |s: &str, footprint| CacheSize::parse(s).unwrap().pages(4096, footprint);
+        assert_eq!(pages("16MiB", 0).unwrap(), 4096);
+        assert_eq!(pages("5%", 1000).unwrap(), 50);
+        assert_eq!(pages("500p", 0).unwrap(), 500);
+        // Nothing below one page, nothing beyond what a cache indexes: no clamping.
+        for bad in ["0", "0p", "0B", "0.01", "0.5"] {
+            assert!(CacheSize::parse(bad).is_err(), "{bad}");
+        }
+        assert!(CacheSize::parse("0.01")
+            .unwrap_err()
+            .to_string()
+            .contains("1%"));
+        assert!(pages("100", 0)
+            .unwrap_err()
+            .to_string()
+            .contains("less than one page"));
+        assert!(pages("1%", 10)
+            .unwrap_err()
+            .to_string()
+            .contains("footprint of 10 pages"));
+        assert!(pages("32TiB", 0)
+            .unwrap_err()
+            .to_string()
+            .contains("2^32 - 1"));
         assert!(CacheSize::parse("0%").is_err());
         assert_eq!(CacheSize::parse("16MiB").unwrap().to_string(), "16MiB");
     }

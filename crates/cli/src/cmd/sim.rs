@@ -218,9 +218,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for spec in &specs {
         for (text, size) in &sizes {
             let universe = footprint.map_or(0, |f| u64::from(f.pages));
-            let capacity = size.pages(unit, universe);
-            let capacity_pages = u32::try_from(capacity)
-                .map_err(|_| usage(format!("cache size {text} is too many pages")))?;
+            let capacity_pages = size
+                .pages(unit, universe)
+                .map_err(|e| usage(e.to_string()))?;
             let cfg = SimConfig {
                 granularity,
                 capacity_pages,

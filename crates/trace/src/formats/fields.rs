@@ -8,6 +8,8 @@
 //! nanosecond timestamps survive unchanged. Exponent notation (`1.5e-3`) falls back
 //! to `f64`.
 
+use crate::request::NO_TIME;
+
 /// Fields separated by exactly one delimiter byte (empty fields are kept).
 pub(crate) struct Split<'a> {
     rest: Option<&'a [u8]>,
@@ -207,10 +209,20 @@ pub(crate) fn hex(b: &[u8]) -> Option<u64> {
     Some(v)
 }
 
-/// A non-negative decimal number (`12`, `12.5`, `.5`, `1.5e-3`) times `10^scale`,
-/// as an integer, rounded half up. `scaled(b"0.551706", 9)` is 551,706,000: seconds
-/// to nanoseconds without going through floating point.
+/// A time in nanoseconds: a decimal integer below [`NO_TIME`] (`u64::MAX` stands for
+/// "no timestamp", so a record must not be able to spell it).
+pub(crate) fn time_ns(b: &[u8]) -> Option<u64> {
+    dec(b).filter(|&t| t != NO_TIME)
+}
+
+/// A non-negative time (`12`, `12.5`, `.5`, `1.5e-3`) times `10^scale`, as an
+/// integer below [`NO_TIME`], rounded half up. `scaled(b"0.551706", 9)` is
+/// 551,706,000: seconds to nanoseconds without going through floating point.
 pub(crate) fn scaled(b: &[u8], scale: u32) -> Option<u64> {
+    scaled_any(b, scale).filter(|&t| t != NO_TIME)
+}
+
+fn scaled_any(b: &[u8], scale: u32) -> Option<u64> {
     if b.iter().any(|&c| c == b'e' || c == b'E') {
         return scaled_float(b, scale);
     }
@@ -314,6 +326,11 @@ mod tests {
         assert_eq!(scaled(b"-0.0e0", 9), None);
         assert_eq!(scaled(b"1e300", 9), None);
         assert_eq!(scaled(b"NaN", 9), None);
+        // u64::MAX ns means "no timestamp": no record may spell it.
+        assert_eq!(scaled(b"18446744073709551615", 0), None);
+        assert_eq!(scaled(b"18446744073.709551615", 9), None);
+        assert_eq!(time_ns(b"18446744073709551615"), None);
+        assert_eq!(time_ns(b"18446744073709551614"), Some(u64::MAX - 1));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! `major minor` becomes `dev` ([`super::block`]); the content hash is not kept.
 
 use super::block::dev_of;
-use super::fields::{dec, dec_u32, expected, fixed, words};
+use super::fields::{dec, dec_u32, expected, fixed, time_ns, words};
 use super::text::LineFormat;
 use crate::request::{Op, Request, SECTOR};
 
@@ -25,7 +25,7 @@ impl LineFormat for Fiu {
         let (ts, pid) = (f[0], f[1]);
         let [lba, size, rw, major, minor, _md5] =
             [f[n - 6], f[n - 5], f[n - 4], f[n - 3], f[n - 2], f[n - 1]];
-        let time_ns = dec(ts).ok_or_else(|| expected("a timestamp in ns", ts))?;
+        let time_ns = time_ns(ts).ok_or_else(|| expected("a timestamp in ns", ts))?;
         dec(pid).ok_or_else(|| expected("a process id", pid))?;
         let offset = dec(lba)
             .and_then(|l| l.checked_mul(SECTOR))

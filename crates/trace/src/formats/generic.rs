@@ -124,7 +124,8 @@ impl LineFormat for Generic {
                     .and_then(|s| s.parse().ok())
                     .ok_or_else(|| expected("a number", b))?;
                 let ns = (v * self.ns_per_unit).round();
-                if !(ns.is_finite() && ns >= 0.0 && ns < NO_TIME as f64) {
+                // `-1e-20` rounds to -0.0, which is not a time of 0.
+                if !(ns.is_finite() && !v.is_sign_negative() && ns < NO_TIME as f64) {
                     return Err(expected("a non-negative time", b));
                 }
                 ns as u64

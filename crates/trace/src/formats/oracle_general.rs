@@ -47,7 +47,7 @@ pub(crate) fn looks_like(head: &[u8]) -> bool {
     recs.len() >= 2
         && recs
             .windows(2)
-            .all(|w| le_u32(w[1], 0) + 1 >= le_u32(w[0], 0))
+            .all(|w| u64::from(le_u32(w[1], 0)) + 1 >= u64::from(le_u32(w[0], 0)))
         && recs.iter().enumerate().all(|(i, r)| {
             let next = le_u64(r, 16) as i64;
             le_u64(r, 4) < max_id

@@ -6,7 +6,7 @@
 //! `R`, `W` or `T`, device number, byte offset, byte length.
 
 use super::block::dev_field;
-use super::fields::{dec, dec_u32, expected, fixed, split};
+use super::fields::{dec, dec_u32, expected, fixed, split, time_ns};
 use super::text::LineFormat;
 use crate::export::CSV_HEADER;
 use crate::request::{Op, Request, NO_TIME};
@@ -36,7 +36,7 @@ impl LineFormat for WaferCsv {
         let time_ns = if f[0].is_empty() {
             NO_TIME
         } else {
-            dec(f[0]).ok_or_else(|| expected("a time in ns or nothing", f[0]))?
+            time_ns(f[0]).ok_or_else(|| expected("a time in ns or nothing", f[0]))?
         };
         let op = match f[1] {
             b"R" => Op::Read,
