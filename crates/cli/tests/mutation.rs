@@ -3,7 +3,8 @@
 //! format and forcing it. Each run must either exit 1 with exactly one stderr line
 //! `wafer: ...` and no output file, or exit 0 with an output that an independent check
 //! of the CSV export grammar (docs/formats.md) accepts. Exit 2 is for usage errors, not
-//! bad data; a panic (101), a signal or a timeout always fails.
+//! bad data; a panic (exit 101, or the one-line `wafer: internal error` report), running
+//! out of memory, a signal or a timeout always fails.
 //!
 //! `WAFER_MUTATION_CLI_CASES` sets the cases per format (default [`CASES`]);
 //! `WAFER_MUTATION_SEED` and `WAFER_MUTATION_REPLAY` work as in the library's test.
@@ -50,7 +51,9 @@ fn convert(input: &Path, out: &Path, format: Option<&str>, stderr: &Path) -> Opt
         cmd.args(["--format", f]);
     }
     let err = File::create(stderr).expect("a stderr file");
+    // Without RUST_BACKTRACE a panic takes the documented path: one line, exit 1.
     let mut child = cmd
+        .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(err)
@@ -140,6 +143,10 @@ fn judge(status: Option<ExitStatus>, stderr: &str, out: &Path) -> Option<(&'stat
                 .is_some_and(|l| l.starts_with("wafer: ") && !l.chars().any(char::is_control));
             if !one_line {
                 Some(("exit 1 without one `wafer: ` line", format!("{stderr:?}")))
+            } else if first.starts_with("wafer: internal error") {
+                Some(("panic (internal error)", first))
+            } else if first.starts_with("wafer: out of memory") {
+                Some(("out of memory", first))
             } else if out.exists() {
                 Some(("output left after exit 1", first))
             } else {
