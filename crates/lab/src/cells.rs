@@ -17,7 +17,7 @@
 //! * [`run_cell`] decodes the cell's trace itself, each call: a worker that gets many
 //!   cells of one trace should keep one [`PreparedTrace`] and call [`run_prepared`].
 //!   With `stream = true` it counts the trace's pages in one pass and then streams it
-//!   through the cell instead ([`CellInput::Stream`]).
+//!   through the cell instead (`CellInput::Stream`).
 //! * [`run_cell`] does not keep the after-cache trace (`outputs.keep_after`): that is
 //!   a file on the machine that ran the cell; [`crate::run`] keeps it.
 
