@@ -254,3 +254,57 @@ fn bad_file_is_one_line_and_exit_1() {
             "wafer: unknown trace format `nope`",
         ));
 }
+
+/// A block-layer trace names its device `major,minor` and `trace info` shows it so
+/// (it showed the packed number, 8,16 as `2064`); one corrupt timestamp, which made
+/// the duration 1.27e9 s without a word, is flagged.
+#[test]
+fn block_devices_as_major_minor_and_a_corrupt_timestamp_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("b.txt");
+    let mut text = String::new();
+    for i in 0..200u64 {
+        // Request 100 carries the corrupt time (the shared ext4 trace has one like it).
+        let t = if i == 100 {
+            1_266_874_889.0
+        } else {
+            i as f64 * 0.001
+        };
+        text.push_str(&format!(
+            "  8,16   1  {}  {t:.9}  42  D   W {} + 8 [db]\n",
+            i + 1,
+            i * 8
+        ));
+    }
+    std::fs::write(&p, text).unwrap();
+    let out = wafer().args(["trace", "info"]).arg(&p).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("format        blkparse"), "{s}");
+    assert!(s.contains("devices       8,16 (200)"), "{s}");
+    assert!(s.contains("warning       one gap of"), "{s}");
+    assert!(s.contains("(a corrupt timestamp?)"), "{s}");
+
+    // An evenly spread trace gets no such warning.
+    let even: String = (0..200u64)
+        .map(|i| {
+            format!(
+                "  8,16   1  {}  {:.9}  42  D   W {} + 8 [db]\n",
+                i + 1,
+                i as f64 * 0.001,
+                i * 8
+            )
+        })
+        .collect();
+    std::fs::write(&p, even).unwrap();
+    let out = wafer().args(["trace", "info"]).arg(&p).output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        s.contains("devices       8,16 (200)") && !s.contains("warning"),
+        "{s}"
+    );
+}
