@@ -26,7 +26,7 @@ test-python: python-ext
 python-tests:
 	$(VENV)/bin/ruff check python examples/notebook.py
 	$(VENV)/bin/ruff format --check python examples/notebook.py
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -rs
 
 lint:
 	cargo fmt --all -- --check

@@ -8,7 +8,7 @@ use wafer_ftl::{Device, Ftl};
 use wafer_lab::runner::CellSink;
 use wafer_lab::FtlSummary;
 use wafer_trace::units::{parse_size, CacheSize};
-use wafer_trace::Granularity;
+use wafer_trace::{Format, Granularity};
 
 use crate::errors::{trace_err, value_err, WaferError};
 use crate::trace::read_options;
@@ -17,6 +17,8 @@ use crate::trace::read_options;
 #[derive(Serialize)]
 struct Row {
     trace: String,
+    /// The format the trace was read as (detected or forced), as the CLI's row says.
+    format: Option<Format>,
     policy: String,
     cache: String,
     capacity_pages: u32,
@@ -94,6 +96,7 @@ pub fn simulate(
     };
     let row = py.allow_threads(|| -> PyResult<Row> {
         let mut reader = wafer_trace::open(&path, &opts).map_err(trace_err)?;
+        let format = reader.meta().format;
         let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |_| {})
             .map_err(|e| WaferError::new_err(format!("reading {}: {e}", path.display())))?;
         let capacity_pages = size
@@ -118,6 +121,7 @@ pub fn simulate(
             .map(|f| FtlSummary::from_metrics(&f.metrics(), wrapped));
         Ok(Row {
             trace: path.display().to_string(),
+            format,
             policy: spec.label(),
             cache: cache.to_string(),
             capacity_pages,

