@@ -317,3 +317,80 @@ fn out_of_memory_is_one_line_and_exit_1() {
         "{err}"
     );
 }
+
+/// One convention for lists (repeated flags, several values, commas) and for what is
+/// silently wrong: a cache of zero, below one page or a bare fraction, a policy or
+/// size given twice; a ratio with nothing under it reads `n/a`, never 0.
+#[test]
+fn lists_cache_sizes_and_empty_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 300, None);
+    let t = t.to_str().unwrap();
+    let table = |args: &[&str]| {
+        let out = wafer().args(["sim", "-t", t]).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let commas = table(&[
+        "-p",
+        "lru,lirs:hirs_ratio=0.05,stack_limit=2,arc",
+        "-c",
+        "64KiB,256KiB",
+    ]);
+    let repeated = table(&[
+        "-p",
+        "lru",
+        "-p",
+        "lirs:hirs_ratio=0.05,stack_limit=2",
+        "arc",
+        "-c",
+        "64KiB",
+        "--cache-size",
+        "256KiB",
+    ]);
+    assert_eq!(commas, repeated);
+    assert_eq!(commas.lines().count(), 2 + 6, "{commas}");
+    for (args, want) in [
+        (["-p", "lru", "-c", "0"], "expected at least one page"),
+        (["-p", "lru", "-c", "100"], "less than one page"),
+        (
+            ["-p", "lru", "-c", "0.01"],
+            "write 1% for a share of the footprint",
+        ),
+        (
+            ["-p", "lru,LRU", "-c", "1MiB"],
+            "policy `LRU` is given twice",
+        ),
+        (
+            ["-p", "lru", "-c", "1MiB,1024KiB"],
+            "cache size `1024KiB` is given twice",
+        ),
+    ] {
+        let mut a = vec!["sim", "-t", t];
+        a.extend(args);
+        fails(&a, 2, &[want]);
+    }
+    // Reads only: no write I/O, so no burst utilization to speak of.
+    let r = dir.path().join("r.csv");
+    std::fs::write(
+        &r,
+        "time_ns,op,dev,offset,len\n0,R,0,0,4096\n1,R,0,8192,4096\n",
+    )
+    .unwrap();
+    let out = wafer()
+        .args(["sim", "-t"])
+        .arg(&r)
+        .args(["-p", "lru", "-c", "1p"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.lines().nth(2).unwrap().ends_with("n/a"), "{s}");
+    let out = wafer().args(["ftl", "-t"]).arg(&r).output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("WAF           n/a (nothing written)"), "{s}");
+}

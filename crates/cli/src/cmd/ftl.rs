@@ -290,7 +290,13 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
         "merges        {} switch, {} partial, {} full; {} read-modify-writes; {} GC runs",
         c.switch_merges, c.partial_merges, c.full_merges, c.read_modify_writes, c.gc_invocations
     )?;
-    writeln!(stdout, "WAF           {:.4}", m.waf)?;
+    // A ratio with nothing under it is not a number (the JSON keeps 0).
+    let waf = if c.host_write_pages == 0 {
+        "n/a (nothing written)".to_string()
+    } else {
+        format!("{:.4}", m.waf)
+    };
+    writeln!(stdout, "WAF           {waf}")?;
     writeln!(
         stdout,
         "erases/block  max {} mean {:.3} stddev {:.3} (lifetime max {})",

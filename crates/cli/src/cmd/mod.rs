@@ -26,6 +26,51 @@ pub fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
     UsageError(msg.to_string()).into()
 }
 
+/// The items of a list option given as repeated flags, several values, or values
+/// separated by commas (`-c 4MiB,16MiB`, `-c 4MiB -c 16MiB`), in order, blanks trimmed.
+pub fn list(args: &[String]) -> Vec<String> {
+    args.iter()
+        .flat_map(|a| a.split(','))
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Policy specs given like [`list`]: a comma also separates a policy's own
+/// `key=value` parameters, so an item with `=` and no `:` continues the policy before
+/// it (`-p lru,cflru:window=0.25,floor=2,arc` is LRU, CFLRU with two parameters, ARC).
+pub fn policy_list(args: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for a in args {
+        let mut in_params = false;
+        for item in a.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match out.last_mut() {
+                Some(last) if in_params && item.contains('=') && !item.contains(':') => {
+                    last.push(',');
+                    last.push_str(item);
+                }
+                _ => {
+                    in_params = item.contains(':');
+                    out.push(item.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A usage error naming the first item given twice in a list option `what`.
+pub fn no_duplicates<T: PartialEq>(what: &str, items: &[(String, T)]) -> anyhow::Result<()> {
+    for (i, (text, v)) in items.iter().enumerate() {
+        if let Some((first, _)) = items[..i].iter().find(|(_, w)| w == v) {
+            return Err(usage(format!(
+                "{what} `{text}` is given twice (the same as `{first}`); each cell would run twice"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A usage error for an unknown `name`: `msg` (which lists the known names), plus
 /// `; did you mean `x`?` when one of `known` is a likely typo of it.
 pub fn unknown<'a>(
@@ -120,6 +165,35 @@ pub fn about_file(err: impl Into<anyhow::Error>, doing: &str, path: &Path) -> an
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_split_at_commas_and_keep_policy_parameters() {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            list(&v(&["4MiB,16MiB", "64MiB"])),
+            v(&["4MiB", "16MiB", "64MiB"])
+        );
+        assert_eq!(
+            policy_list(&v(&[
+                "lru,cflru:window=0.25,floor=2,arc",
+                "clock:insert_ref=0"
+            ])),
+            v(&[
+                "lru",
+                "cflru:window=0.25,floor=2",
+                "arc",
+                "clock:insert_ref=0"
+            ])
+        );
+        // A bare `key=value` after a policy without parameters is its own item (and an
+        // unknown policy name later), not glued to it.
+        assert_eq!(policy_list(&v(&["lru,a=1"])), v(&["lru", "a=1"]));
+        let d = [("lru".to_string(), 1), ("LRU".to_string(), 1)];
+        assert!(no_duplicates("policy", &d)
+            .unwrap_err()
+            .to_string()
+            .contains("`LRU` is given twice"));
+    }
 
     #[test]
     fn typos_get_a_suggestion() {

@@ -28,7 +28,7 @@ use wafer_trace::units::{parse_page_size, parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
 use super::trace::info::format_arg;
-use super::{about_file, refuse_input_as_output, unknown, usage};
+use super::{about_file, list, no_duplicates, policy_list, refuse_input_as_output, unknown, usage};
 use crate::progress;
 
 /// How requests become cache accesses.
@@ -55,11 +55,13 @@ pub struct Args {
     /// Trace format (see `wafer trace info --help` for the list).
     #[arg(long)]
     pub format: Option<String>,
-    /// Policies, each `name` or `name:key=value,...`; repeatable.
+    /// Policies, each `name` or `name:key=value,...`; repeatable or comma-separated
+    /// (`-p lru,arc,cflru:window=0.25`).
     #[arg(short = 'p', long = "policy", required = true, num_args = 1..)]
     pub policies: Vec<String>,
-    /// Cache sizes: bytes (16MiB), pages (4096p) or a share of the footprint (5%).
-    #[arg(short = 'c', long = "cache", required = true, num_args = 1..)]
+    /// Cache sizes: bytes (16MiB), pages (4096p) or a share of the footprint (5%);
+    /// repeatable or comma-separated (`-c 4MiB,16MiB`).
+    #[arg(short = 'c', long = "cache", visible_alias = "cache-size", required = true, num_args = 1..)]
     pub caches: Vec<String>,
     /// Erase-block size (block = page div pages-per-block).
     #[arg(long, default_value = "4MiB")]
@@ -141,20 +143,23 @@ pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
 
 /// Run `wafer sim`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let specs = args
-        .policies
+    let specs = policy_list(&args.policies)
         .iter()
-        .map(|p| parse_policy(p))
+        .map(|p| parse_policy(p).map(|s| (p.clone(), s)))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let sizes = args
-        .caches
-        .iter()
+    let labelled: Vec<(String, String)> =
+        specs.iter().map(|(t, s)| (t.clone(), s.label())).collect();
+    no_duplicates("policy", &labelled)?;
+    let specs: Vec<PolicySpec> = specs.into_iter().map(|(_, s)| s).collect();
+    let sizes = list(&args.caches)
+        .into_iter()
         .map(|c| {
-            CacheSize::parse(c)
-                .map(|s| (c.clone(), s))
+            CacheSize::parse(&c)
+                .map(|s| (c, s))
                 .map_err(|e| usage(e.to_string()))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
+    no_duplicates("cache size", &sizes)?;
     let granularity = match args.granularity {
         GranularityArg::Page => Granularity::Page {
             page_size: parse_page_size(&args.page_size).map_err(usage)?,
@@ -423,6 +428,16 @@ fn expand(t: &Path, spec: &PolicySpec, cache: &str) -> PathBuf {
     )
 }
 
+/// A ratio to four places, or `n/a` when nothing is under it (no accesses, no write
+/// I/Os): 0 would read as a measurement.
+fn ratio(under: u64, value: f64) -> String {
+    if under == 0 {
+        "n/a".to_string()
+    } else {
+        format!("{value:.4}")
+    }
+}
+
 fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
     let header = [
         "policy",
@@ -442,11 +457,14 @@ fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<(
                 r.policy.clone(),
                 r.cache.clone(),
                 r.capacity_pages.to_string(),
-                format!("{:.4}", m.hit_ratio),
+                ratio(m.accesses, m.hit_ratio),
                 (m.page_reads + m.pad_reads).to_string(),
                 (m.page_writes + m.pad_writes).to_string(),
                 m.write_ios.to_string(),
-                format!("{:.4}", m.block_utilization.write_stream.mean_utilization),
+                ratio(
+                    m.write_ios,
+                    m.block_utilization.write_stream.mean_utilization,
+                ),
             ]
         })
         .collect();
