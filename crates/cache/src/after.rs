@@ -1,5 +1,7 @@
 //! The after-cache trace: every storage operation the cache sends below it, in order
-//! (paper 000, Sec. IV-A; `reference/policies.md` §0.4).
+//! (paper 000, TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer
+//! Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014,
+//! Sec. IV-A; `docs/cache.md`, "After-cache trace").
 //!
 //! The engine reports each operation to an [`AfterSink`] as a [`StorageOp`]: the op,
 //! the page key, the index of the page access that caused it, that access's request

@@ -12,7 +12,7 @@
 //! Offline policies ([`Policy::NEEDS_NEXT_USE`], Belady) need the whole trace: a
 //! stream is prepared first, and next-use indices come from one backward pass.
 //!
-//! Semantics (`reference/policies.md` §0, DESIGN.md):
+//! Semantics (`docs/cache.md`, "Engine semantics"):
 //! * Each page access is handled completely before the next, in ascending page order
 //!   within a request.
 //! * The read of a missed page (read miss, or write miss with `write_miss_fetch`) is
@@ -37,7 +37,9 @@ use crate::policy::{Access, IoSink, Policy, PolicyCtx, NO_KEY};
 use crate::prepared::{block_key, PreparedTrace};
 use wafer_trace::request::DEV_SHIFT;
 
-/// Storage costs of paper 002 (SLC flash): read 25 µs, program 200 µs.
+/// Storage costs of paper 002 (H. Lee, H. Bahn, K. G. Shin, "Page Replacement for
+/// Write References in NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014;
+/// SLC flash): read 25 µs, program 200 µs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CostModel {
     /// Time of one page read, ns.
@@ -787,8 +789,8 @@ mod tests {
         (m, ops)
     }
 
-    /// policies.md §1.1 vector 2 through the engine: write-backs come before the
-    /// read of the missed page; a write miss reads nothing.
+    /// Hand-worked LRU vector (C = 3, `W1 R2 R3 R4 W2 R1`) through the engine:
+    /// write-backs come before the read of the missed page; a write miss reads nothing.
     #[test]
     fn lru_vector_emits_the_spec_io_sequence() {
         let (m, ops) = run_lru(&requests("W1 R2 R3 R4 W2 R1"), &cfg(3));
@@ -893,8 +895,10 @@ mod tests {
         assert_eq!(m.io_time_ns, 25_000 + 200_000);
     }
 
-    /// policies.md §0.4: runs are taken over the write-back stream; reads between
-    /// write-backs to one block end only the strict variant's runs.
+    /// Bursts as `docs/cache.md` ("Metrics") defines them after Fig. 5 of paper 000
+    /// (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014): runs are taken over the
+    /// write-back stream; reads between write-backs to one block end only the strict
+    /// variant's runs.
     #[test]
     fn block_utilization_of_both_variants() {
         let (m, _) = run_lru(&requests("W0 W1 W2 W3 R8 R9 R10 R11 R12"), &cfg(4));

@@ -1,4 +1,4 @@
-//! What one simulation run measured (`reference/policies.md` §0.4).
+//! What one simulation run measured (`docs/cache.md`, "Metrics").
 //!
 //! Definitions (all counts are in pages unless named `_ios`):
 //! * `accesses = hits + misses`, split by reads and writes; warm-up accesses are not
@@ -16,9 +16,12 @@
 //! * `evictions`: pages the policy dropped (`write-backs + clean drops`); padding
 //!   writes are not evictions.
 //! * `io_time_ns = (page_reads + pad_reads) x t_r + (page_writes + pad_writes) x t_w`
-//!   (paper 002's cost model); flush-at-end writes are excluded, as from
+//!   (the cost model of paper 002: H. Lee, H. Bahn, K. G. Shin, "Page Replacement
+//!   for Write References in NAND Flash Based Virtual Memory Systems", JCSE 8(3),
+//!   2014); flush-at-end writes are excluded, as from
 //!   `page_writes`.
-//! * Write-back block utilization (paper 000, Fig. 5): see [`BurstStats`].
+//! * Write-back block utilization (paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
+//!   2014, Fig. 5): see [`BurstStats`].
 
 use serde::{Deserialize, Serialize};
 

@@ -1,9 +1,10 @@
 //! The `Policy` trait every replacement policy implements, and what it is told.
 //!
-//! Contract (`reference/policies.md` §0): the policy owns residency and the dirty bit
-//! of every page. On each access it decides hit or miss, makes room when a miss finds
-//! the cache full (reporting each dropped page to the [`IoSink`] in the order the
-//! policy defines), and inserts the missed page (clean on a read, dirty on a write).
+//! Contract (`docs/cache.md`, "Engine semantics"): the policy owns residency and the
+//! dirty bit of every page. On each access it decides hit or miss, makes room when a
+//! miss finds the cache full (reporting each dropped page to the [`IoSink`] in the
+//! order the policy defines), and inserts the missed page (clean on a read, dirty on
+//! a write).
 //! The engine, not the policy, emits the storage read of a read miss (and of a write
 //! miss when `write_miss_fetch` is on), always after the write-backs the miss caused.
 
@@ -37,7 +38,7 @@ pub const NO_KEY: u64 = u64::MAX;
 /// Facts about the run a policy may need at construction.
 #[derive(Clone, Copy, Debug)]
 pub struct PolicyCtx {
-    /// Pages per erase block (`reference/policies.md` §0.1: block = LPN div ppb).
+    /// Pages per erase block (block = page number div ppb, as `docs/cache.md` says).
     pub pages_per_block: u32,
     /// Write cost over read cost (`t_w / t_r`), used by cost-aware policies (CRAW's c).
     pub write_read_cost_ratio: f64,

@@ -1,5 +1,6 @@
-//! A FIFO of page ids in a power-of-two buffer: the clock of `reference/policies.md`
-//! §0.6 ("the ring as a queue whose front is the page under the hand").
+//! A FIFO of page ids in a power-of-two buffer: a clock modelled as a queue whose
+//! front is the page under the hand (sparing a page = moving it from the front to
+//! the back; a new page goes to the back, just behind the hand).
 //!
 //! A clock hand that spares a page moves it from the front to the back; in a ring
 //! buffer that is one read and one write next to each other, with the index wrapped

@@ -1,13 +1,14 @@
-//! Test support: drive a policy directly with the access notation of
-//! `reference/policies.md` (`R1 W2 ...`) and record what it reports.
+//! Test support: drive a policy directly with the access notation of the
+//! hand-worked vectors (`R1 W2 ...`: read / write of page 1 / 2) and record what it
+//! reports.
 //!
 //! This bypasses the engine (no densifying: the page number *is* the dense id and the
-//! key), so unit vectors read exactly like the spec.
+//! key), so unit vectors read exactly like their hand-worked derivations.
 
 use crate::policy::{Access, IoSink, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// One reported event, in the spec's vocabulary.
+/// One reported event, in the hand-worked vectors' vocabulary (`WB x`, `ev x`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ev {
     /// `WB x`: page x written back.

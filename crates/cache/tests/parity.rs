@@ -1,8 +1,8 @@
-//! Peer parity with libCacheSim on the CloudPhysics trace
-//! (`reference/libcachesim-parity.md`): one access per record, unit size, capacity in
-//! objects, cold start. The classic policies must reproduce libCacheSim's miss counts
-//! exactly at all seven sizes. Rows of other policies live in their own files and
-//! share `common`.
+//! Peer parity with libCacheSim on the CloudPhysics trace (the miss counts
+//! libCacheSim's own `cachesim` reports at commit aa0fc40): one access per record, unit
+//! size, capacity in objects, cold start. The classic policies must reproduce
+//! libCacheSim's miss counts exactly at all seven sizes. Rows of other policies live in
+//! their own files and share `common`.
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! Peer parity of the classic adaptive policies with libCacheSim on the CloudPhysics
-//! trace (`reference/libcachesim-parity.md`): ARC and S3-FIFO exactly; LIRS within 1%
-//! at every size (its module doc explains the remaining difference).
+//! trace (libCacheSim's own miss counts, see `common`): ARC and S3-FIFO exactly; LIRS
+//! within 1% at every size (its module doc explains the remaining difference).
 
 mod common;
 

@@ -1,6 +1,6 @@
 //! Properties every registered policy must have, over random small traces
-//! (`reference/policies.md` §0). The registry is walked, so policies added later are
-//! covered without touching this file.
+//! (`docs/cache.md`, "Engine semantics"). The registry is walked, so policies added
+//! later are covered without touching this file.
 //!
 //! Each policy is driven directly (to watch every access) and through the engine (to
 //! check the metrics against the direct run). Checked:

@@ -10,7 +10,8 @@ fn wafer() -> Command {
 }
 
 /// The JSON output carries every cell with the libCacheSim-checked miss counts
-/// (`reference/libcachesim-parity.md`, LRU and Clock at 500 objects).
+/// (libCacheSim's own LRU and Clock at 500 objects, as in
+/// `crates/cache/tests/parity.rs`).
 #[test]
 fn sim_json_reports_every_cell() {
     let Some(t) = trace("cloudphysics/cloudPhysicsIO.oracleGeneral.bin") else {

@@ -1,6 +1,7 @@
 //! Throughput of the FTL simulator on a 16 GiB device (issue 4 acceptance: page-level
 //! greedy >= 15 M flash page writes/s, FAST >= 5 M host writes/s) plus the full-size
-//! WAF check against `reference/ftl.md`'s table. Paper 000's Fig. 1 at full size is
+//! WAF check against the analytic table of `docs/ftl.md` ("Analytic check"). Paper
+//! 000's (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014) Fig. 1 at full size is
 //! `wafer ftl sweep` (docs/ftl.md).
 //!
 //! Run: `cargo bench -p wafer-ftl --bench ftl` (add `-- quick` for the speed part only).

@@ -1,4 +1,5 @@
-//! Aging before measurement (issue 4, item 4; paper 000 Sec. IV-E: "we run aging traces,
+//! Aging before measurement (issue 4, item 4; paper 000, TS-CLOCK: Kang, Min, Eom, IEEE
+//! MASCOTS 2014, Sec. IV-E: "we run aging traces,
 //! which are 16 GB and are mixed with sequential accesses and random accesses").
 //!
 //! Resolved ambiguities: the paper gives neither the mix nor the run length. Here the

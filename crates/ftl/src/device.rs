@@ -9,11 +9,15 @@
 //! | `slc-paper002` | page | 1 GiB | 2 KiB | 128 KiB | 15% | SLC | 25 us / 200 us / 1.5 ms |
 //! | `samsung-k9` | page | 8 GiB | 4 KiB | 256 KiB | 15% | SLC | 25 us / 200 us / 1.5 ms |
 //!
-//! Paper 000 (Sec. IV-E) fixes the FTL, capacity, OP, page and block sizes of the first
-//! two, paper 002 (Table 1) the SLC page, block and read/program times, paper 004
-//! (Table 1, Samsung K9XXG08UXM) all three K9 latencies. The remaining numbers (MLC/TLC
-//! latencies, the SLC erase time of paper 002, the capacities of the last two) are
-//! typical values chosen here and can be overridden with a TOML file:
+//! Paper 000 (TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014, Sec. IV-E) fixes the FTL,
+//! capacity, OP, page and block sizes of the first two, paper 002 (H. Lee, H. Bahn, K.
+//! G. Shin, "Page Replacement for Write References in NAND Flash Based Virtual Memory
+//! Systems", JCSE 8(3), 2014, Table 1) the SLC page, block and read/program times,
+//! paper 004 (M. Huang et al., "Efficient Cache Design for Solid-State Drives", ACM
+//! Computing Frontiers 2010, Table 1, Samsung K9XXG08UXM) all three K9 latencies. The
+//! remaining numbers (MLC/TLC latencies, the SLC erase time of paper 002, the
+//! capacities of the last two) are typical values chosen here and can be overridden
+//! with a TOML file:
 //!
 //! ```toml
 //! name = "my-card"

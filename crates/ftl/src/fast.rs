@@ -1,5 +1,8 @@
-//! FAST hybrid log-block FTL (Lee et al., ACM TECS 6(3), 2007), as specified in
-//! `reference/ftl.md` §2; paper 000 Sec. II-B and IV-E use it as the microSD model.
+//! FAST hybrid log-block FTL (S.-W. Lee, D.-J. Park, T.-S. Chung, D.-H. Lee, S. Park,
+//! H.-J. Song, "A log buffer-based flash translation layer using fully-associative
+//! sector translation", ACM TECS 6(3), 2007), with the write rules and merge costs
+//! below (`docs/ftl.md`, "The three FTLs"); paper 000 (TS-CLOCK, Kang, Min, Eom, IEEE
+//! MASCOTS 2014) Sec. II-B and IV-E use it as the microSD model.
 //!
 //! Data blocks are block-mapped (page `off` of logical block `lbn` lives at page `off` of
 //! its data block). One sequential-write (SW) log block holds offsets `0..k` of one

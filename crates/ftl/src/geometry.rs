@@ -1,9 +1,10 @@
-//! Flash geometry, operation latencies and cell types (DESIGN.md "Flash model").
+//! Flash geometry, operation latencies and cell types (`docs/ftl.md`, "Geometry").
 //!
 //! A device is described by its logical capacity, page size, pages per block and its
 //! physical block count. The physical block count is normally derived from an
 //! over-provisioning fraction `op` *relative to the logical capacity* (the convention
-//! of paper 000: "16 GB capacity, 15% over-provisioned space" = 2.4 GB spare):
+//! of paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014: "16 GB capacity, 15%
+//! over-provisioned space" = 2.4 GB spare):
 //! `physical_blocks = ceil(logical_pages * (1 + op) / pages_per_block)`. Every FTL
 //! keeps its own small reserve of free blocks inside that count (documented per FTL).
 //!

@@ -1,7 +1,9 @@
-//! wafer-ftl: a fast, exact FTL simulator (issue 4; DESIGN.md "Flash model";
-//! `reference/ftl.md`). Paper 000 (TS-CLOCK) replays after-cache traces on a FAST
-//! hybrid FTL (its microSD model) and on a page-level FTL (its SSD model) to compare
-//! erase counts and lifetime; Fig. 1 of that paper is a sweep of this simulator.
+//! wafer-ftl: a fast, exact FTL simulator (issue 4; `docs/ftl.md`). Paper 000
+//! (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement Algorithm
+//! for NAND Flash Storage Devices", IEEE MASCOTS 2014) replays after-cache traces on a
+//! FAST hybrid FTL (its microSD model) and on a page-level FTL (its SSD model) to
+//! compare erase counts and lifetime; Fig. 1 of that paper is a sweep of this
+//! simulator.
 //!
 //! * [`Geometry`]: logical capacity, over-provisioning, page and block size, channels
 //!   x ways; physical blocks derived.

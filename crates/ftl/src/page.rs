@@ -1,4 +1,6 @@
-//! Page-level FTL with garbage collection (paper 000's "page-level FTL"; ftl.md §3).
+//! Page-level FTL with garbage collection (paper 000's "page-level FTL": TS-CLOCK, Kang,
+//! Min, Eom, IEEE MASCOTS 2014; checked against the analytic WAF of greedy and FIFO
+//! cleaning, `docs/ftl.md`, "Analytic check").
 //!
 //! * Mapping: `l2p` (4 bytes per logical page, the FTL's DRAM table) and `p2l`, the
 //!   logical page whose valid copy each physical page holds, or none once the page is
@@ -7,8 +9,9 @@
 //!   clears its `p2l` entry, so GC finds the valid pages of a victim by a sequential
 //!   scan of its `p2l` slice and never reads `l2p` (random addresses, cache misses on a
 //!   multi-GB device); it only writes the new locations there.
-//! * One write frontier shared by host writes and GC copies (the model of ftl.md's
-//!   reference table), or with `hot_cold` a second frontier that receives only GC copies.
+//! * One write frontier shared by host writes and GC copies (the model of the analytic
+//!   WAF and of the independent simulation `docs/ftl.md` compares with), or with
+//!   `hot_cold` a second frontier that receives only GC copies.
 //! * GC runs when a new frontier block is needed and no more than [`GC_RESERVE`] free
 //!   blocks remain; it cleans victims until more than that many are free. The reserve
 //!   is part of the physical blocks, so the analytic `alpha` is

@@ -1,10 +1,11 @@
-//! Fig. 1-style synthetic studies (paper 000 Sec. II-B, Fig. 1): write amplification
+//! Fig. 1-style synthetic studies (paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
+//! 2014, Sec. II-B, Fig. 1): write amplification
 //! against block utilization and I/O range.
 //!
 //! The paper's workload "with x% block utilization" picks a random erase block inside
 //! the I/O range, selects x% of its pages and writes them in sector order. Resolved
 //! ambiguities, each a [`SweepConfig`] field because they move the absolute numbers
-//! (`reference/ftl.md` §4):
+//! (`docs/ftl.md`, "`wafer ftl sweep`", lists their effects):
 //! * page placement: a contiguous run at a random start inside the block
 //!   (`RandomStart`, the default), a run starting at page 0 (`Aligned`), or a uniformly
 //!   random subset of the block's pages in ascending order (`Subset`, the paper's literal

@@ -1,8 +1,9 @@
-//! Paper 000 Fig. 1 trend at a test-sized scale: 2 GiB device, 15% OP, 4 MiB blocks.
-//! WAF falls monotonically with block utilization and is exactly 1 at 100%, for both
-//! FTLs and every I/O range, with contiguous runs at a random start in the block. The
-//! paper's literal "random subset of pages" placement is checked apart: for FAST it is
-//! not monotone (see docs/ftl.md). The full 16 GiB sweep is in the benchmark.
+//! Paper 000 (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014) Fig. 1 trend at a test-sized
+//! scale: 2 GiB device, 15% OP, 4 MiB blocks. WAF falls monotonically with block
+//! utilization and is exactly 1 at 100%, for both FTLs and every I/O range, with
+//! contiguous runs at a random start in the block. The paper's literal "random subset
+//! of pages" placement is checked apart: for FAST it is not monotone (see docs/ftl.md).
+//! The full 16 GiB sweep is in the benchmark.
 
 use wafer_ftl::sweep::{run, Placement, SweepConfig};
 use wafer_ftl::{Device, FtlKind, Geometry};
@@ -61,8 +62,8 @@ fn subset_placement_page_level_falls_and_both_reach_one() {
 
 #[test]
 fn aligned_runs_on_fast_cost_one_partial_merge_each() {
-    // ftl.md §4: runs from offset 0 go to the SW log and are closed by one partial
-    // merge each, so WAF = 1/x exactly, independent of the range.
+    // docs/ftl.md ("`wafer ftl sweep`"): runs from offset 0 go to the SW log and are
+    // closed by one partial merge each, so WAF = 1/x exactly, independent of the range.
     let mut dev = Device::from_profile("microsd-16g").unwrap();
     dev.geometry = Geometry::with_op(1 << 30, 0.15, 4096, 1024).unwrap();
     let cfg = SweepConfig {

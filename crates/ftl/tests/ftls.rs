@@ -1,4 +1,5 @@
-//! Exact costs of the three FTLs on small hand-checked workloads (`reference/ftl.md` §2).
+//! Exact costs of the three FTLs on small hand-checked workloads (FAST's write rules and
+//! merge costs as `src/fast.rs` and `docs/ftl.md` state them).
 
 mod common;
 
@@ -134,7 +135,8 @@ fn fast_counts(f: &FastFtl) -> [u64; 7] {
 
 #[test]
 fn fast_fresh_pages_in_place_then_sw_and_rw_paths() {
-    // ftl.md §2 write rules 1-5 on an erased device, 16 pages per block, by hand.
+    // FAST's write rules 1-5 (src/fast.rs) on an erased device, 16 pages per block, by
+    // hand.
     let g = geo(8, 16, 16);
     let mut f = FastFtl::new(g, LAT, CellType::Mlc, Some(2)).unwrap();
     f.write(5, 1).unwrap(); // rule 1: never-programmed data page, in place

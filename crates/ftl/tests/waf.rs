@@ -1,6 +1,8 @@
-//! Page-level FTL under uniform random single-page writes against the analytic models of
-//! `reference/ftl.md` §3: greedy mean-field values (table) and FIFO's Lambert-W formula,
-//! within 1% at >= 2^20 physical pages after >= 4 device-writes of warm-up.
+//! Page-level FTL under uniform random single-page writes against the analytic models
+//! of `docs/ftl.md` ("Analytic check"): greedy mean-field values (table) and FIFO's
+//! Lambert-W formula `WA = 1/(1 - u)`, `u = -W0(-alpha e^-alpha)/alpha` (Hu et al.,
+//! SYSTOR 2009; Desnoyers, SYSTOR 2012), within 1% at >= 2^20 physical pages after >= 4
+//! device-writes of warm-up.
 
 mod common;
 
@@ -42,7 +44,7 @@ fn simulate(op: f64, np: u32, victim: Victim) -> (f64, f64) {
 
 #[test]
 fn analytic_models_reproduce_the_reference_table() {
-    // ftl.md §3 table, OP relative to user space.
+    // The analytic table of docs/ftl.md ("Analytic check"), OP relative to user space.
     let rows = [
         (1.07, 7.817, 6.999, 7.386),
         (1.15, 4.016, 3.798, 3.904),

@@ -1,5 +1,7 @@
-//! Paper 000 Fig. 1 as SVG charts from the CSV of `wafer ftl sweep --csv`: write
-//! amplification against block utilization, one line per I/O range, one chart per FTL.
+//! Paper 000 Fig. 1 (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer
+//! Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014) as SVG
+//! charts from the CSV of `wafer ftl sweep --csv`: write amplification against block
+//! utilization, one line per I/O range, one chart per FTL.
 //!
 //! ```text
 //! wafer ftl sweep --csv fig1.csv

@@ -1,4 +1,6 @@
-//! The `apu` preset (paper 004, "SSD on-board cache with automatic periodic update"):
+//! The `apu` preset (paper 004: M. Huang, O. Serres, V. K. Narayana, T. El-Ghazawi,
+//! G. Newby, "Efficient Cache Design for Solid-State Drives", ACM Computing Frontiers
+//! 2010, an SSD on-board cache with automatic periodic update):
 //! the four micro benchmarks of Table 5 on the timed SSD (wafer-ssd) x on-board cache
 //! size x associativity x APU policy, plus an idle-threshold sweep (Figs. 6-8, 10-11).
 //!
@@ -13,10 +15,10 @@
 //! * Device: samsung-k9 timing at 16 GiB with a page-level FTL, erased (as docs/ssd.md's
 //!   tables); t_cache = t_bus = 10 us; each cell runs `requests` requests of the
 //!   generator with Poisson arrivals of mean `gap_ms` (seed 1).
-//! * Load: paper 004 does not state its arrival rate; wafer's spec chose 10 ms mean
+//! * Load: paper 004 does not state its arrival rate; wafer chose 10 ms mean
 //!   gaps, where the constant-write and thrash benchmarks (~2 MB requests) saturate the
 //!   modelled device and the means measure the backlog (docs/ssd.md). The preset
-//!   therefore runs the grid at two loads, the spec's 10 ms and a lighter 100 ms, and
+//!   therefore runs the grid at two loads, the default 10 ms and a lighter 100 ms, and
 //!   reports both, rather than picking the one where a finding shows.
 //! * Thrash sizes its twin regions to the cache under test (Table 5); without a cache
 //!   it uses the generator's default.

@@ -124,7 +124,8 @@ pub fn gen_checksum(spec: &GenSpec) -> String {
     format!("{:016x}", h.digest())
 }
 
-/// Device aging before each cell's measurement (paper 000, Sec. IV-E).
+/// Device aging before each cell's measurement (paper 000, TS-CLOCK: Kang, Min, Eom,
+/// IEEE MASCOTS 2014, Sec. IV-E).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgingDef {

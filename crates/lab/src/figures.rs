@@ -1,7 +1,11 @@
 //! The figures of an experiment (issue 5, item 4), drawn from the stored results.
 //!
 //! One figure per trace (and per device where the device matters):
-//! * `hit-ratio`: hit ratio vs cache size per policy (paper 000 Fig. 6, 002 Fig. 10).
+//! * `hit-ratio`: hit ratio vs cache size per policy (paper 000 Fig. 6, 002 Fig. 10;
+//!   paper 000 = TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer
+//!   Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014; paper 002
+//!   = CRAW: H. Lee, H. Bahn, K. G. Shin, "Page Replacement for Write References in
+//!   NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014).
 //! * `write-backs`: pages written to storage (write-backs + padding) vs cache size.
 //! * `io-time`: estimated storage time vs cache size: the device's flash busy time, or
 //!   the read/write cost model without a device (paper 002 Fig. 11).
@@ -16,7 +20,7 @@
 //!   policy's after-cache writes, at the smallest cache size (paper 000 Fig. 10); one
 //!   panel (file) each. Points are an evenly spaced sample of at most 3000 writes.
 //! * `areas`: the policy's own series (CRAW's area sizes) over time at the largest
-//!   cache size (paper 003 Fig. 15), for policies that expose one.
+//!   cache size (paper 002 Fig. 15), for policies that expose one.
 //!
 //! Cache metrics do not depend on the device, so cache-only figures use the first
 //! device column.

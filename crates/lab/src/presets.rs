@@ -15,8 +15,9 @@
 //! * A claim "A outperforms B by x%" is checked as the mean, over cache sizes, of
 //!   `1 - metric(A) / metric(B)` for the paper's metric (device time, erases or the
 //!   cost-model I/O time); "x times less" as the mean of `metric(B) / metric(A)`.
-//! * The `apu` preset (paper 004) runs timed-device cells, not cache x FTL cells: it
-//!   lives in [`crate::apu`].
+//! * The `apu` preset (paper 004: Huang et al., "Efficient Cache Design for Solid-State
+//!   Drives", ACM Computing Frontiers 2010) runs timed-device cells, not cache x FTL
+//!   cells: it lives in [`crate::apu`].
 
 use std::path::{Path, PathBuf};
 
@@ -109,7 +110,8 @@ const TELEGRAM: &str = "mobile-pixel6a/telegram_exec.csv.gz";
 const GAME: &str = "mobile-pixel6a/cod_exec.csv.gz";
 const SLIDESHOW: &str = "mobile-pixel6a/slideshow_exec.csv.gz";
 /// SQLite under a write-heavy load with a small page cache, captured by
-/// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 studies.
+/// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 (the
+/// Sorted-Clock paper, see `wafer_cache::policies::sorted_clock`) studies.
 const SQLITE: &str = "sqlite-wal.wtr";
 /// A file-server style workload (creates, appends, whole-file reads, rewrites,
 /// deletes), captured the same way (`traces/README.md`).
@@ -222,8 +224,10 @@ pub const PRESETS: &[Preset] = &[
 ];
 
 /// The demo: a small TS-CLOCK-style study on the Telegram trace and the bundled SQLite
-/// capture (paper 000's policy set on the FAST microSD card). Policies of the list not
-/// registered in this build are left out with a note.
+/// capture (the policy set of paper 000, TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An
+/// Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS
+/// 2014, on the FAST microSD card). Policies of the list not registered in this build
+/// are left out with a note.
 pub const DEMO: Preset = Preset {
     name: "demo",
     paper: "a small TS-CLOCK-style study (paper 000's design) on the two real application traces bundled with wafer",

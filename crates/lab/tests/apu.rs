@@ -1,7 +1,8 @@
-//! A reduced `apu` preset (paper 004 design, tiny sizes): every cell of the design is
-//! stored with its row, the figures and report are written, flush counts follow the
-//! configuration, the Parquet table holds the rows, and a rerun computes nothing and
-//! reports the same rows.
+//! A reduced `apu` preset (the design of paper 004, Huang et al., "Efficient Cache
+//! Design for Solid-State Drives", ACM Computing Frontiers 2010; tiny sizes): every
+//! cell of the design is stored with its row, the figures and report are written, flush
+//! counts follow the configuration, the Parquet table holds the rows, and a rerun
+//! computes nothing and reports the same rows.
 
 use std::sync::atomic::AtomicBool;
 

@@ -1,12 +1,14 @@
 //! The workload player: replays a trace (typically an after-cache trace from `wafer
 //! sim`) on a real file or block device and measures it.
 //!
-//! Paper 000 (TS-CLOCK, Sec. IV-A) replays each policy's after-cache trace "on top of
-//! real devices ... with the O_DIRECT option" and compares elapsed times; paper 003
-//! (Sorted-Clock) calls the same component the *workload player*, "a standalone program
-//! that plays the storage access requests on the actual storage devices and measures
-//! the performance (elapsed times and read/write throughput)". This crate is that
-//! player:
+//! Paper 000 (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement
+//! Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014, Sec. IV-A) replays
+//! each policy's after-cache trace "on top of real devices ... with the O_DIRECT
+//! option" and compares elapsed times; paper 003 (the Sorted-Clock paper, see
+//! `wafer_cache::policies::sorted_clock`) calls the same component the *workload
+//! player*, "a standalone program that plays the storage access requests on the actual
+//! storage devices and measures the performance (elapsed times and read/write
+//! throughput)". This crate is that player:
 //!
 //! * [`plan`]: a first pass over the trace; requests become the whole pages they touch,
 //!   devices are laid out one after another, `--wrap` maps addresses modulo the target;

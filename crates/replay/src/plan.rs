@@ -1,10 +1,11 @@
 //! From trace addresses to target addresses.
 //!
 //! A first pass over the trace ([`scan`]) finds what the replay will touch. Requests
-//! are then mapped page-wise, following the page semantics of `DESIGN.md`: a request
-//! `(offset, len)` covers pages `offset/ps ..= (offset+len-1)/ps` and is replayed as
-//! whole pages, so every I/O is aligned for O_DIRECT and every written page can carry
-//! the pattern of [`crate::pattern`].
+//! are then mapped page-wise, following the page semantics of `docs/cache.md` ("Engine
+//! semantics"): a request `(offset, len)` covers pages
+//! `offset/ps ..= (offset+len-1)/ps` and is replayed as whole pages, so every I/O is
+//! aligned for O_DIRECT and every written page can carry the pattern of
+//! [`crate::pattern`].
 //!
 //! Devices of a multi-device trace are laid out one after the other in ascending device
 //! number, each taking as many pages as its highest page + 1 ([`Layout`]). The *range*

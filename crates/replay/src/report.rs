@@ -1,6 +1,7 @@
 //! What a replay reports: where it wrote, with what data, how long it took, and the
-//! service-time distribution of reads and writes apart (the figures paper 003's
-//! workload player reports: elapsed time and read/write throughput).
+//! service-time distribution of reads and writes apart (the figures the workload player
+//! of paper 003, the Sorted-Clock paper, reports: elapsed time and read/write
+//! throughput).
 
 use crate::histogram::{Histogram, LatencySummary};
 use crate::plan::{DevSlot, Scan};

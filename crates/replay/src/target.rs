@@ -1,6 +1,7 @@
 //! The storage the trace is replayed on: a regular file or a block device, opened with
 //! O_DIRECT so that the page cache neither absorbs writes nor serves reads (paper 000,
-//! Sec. IV-A replays its after-cache traces "with the O_DIRECT option").
+//! TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014, Sec. IV-A, replays its after-cache
+//! traces "with the O_DIRECT option").
 //!
 //! Some filesystems refuse O_DIRECT (tmpfs before Linux 6.6, some FUSE and network
 //! filesystems): `open` fails with `EINVAL`, or the first aligned I/O does. The target

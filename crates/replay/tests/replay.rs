@@ -66,7 +66,7 @@ fn expected_page(seed: u64, offset: u64, seq: u64) -> Vec<u8> {
 }
 
 /// Last write (1-based sequence number) of every page, by the page semantics of
-/// DESIGN.md, for traces whose requests are each one I/O.
+/// `docs/cache.md` ("Engine semantics"), for traces whose requests are each one I/O.
 fn last_writes(reqs: &[(u64, bool, u64, u32)]) -> BTreeMap<u64, u64> {
     let mut m = BTreeMap::new();
     let mut seq = 0;

@@ -145,7 +145,8 @@ fn suite(reqs: &[Request]) {
     bench("fixed flash, 64 MiB 4-way, APU Lru", reqs, cfg, || {
         FixedFlash::k9((16u64 << 30) / 4096)
     });
-    // The device after paper 000's aging (full, then 16 GiB of mixed overwrites):
+    // The device after paper 000's aging (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014,
+    // Sec. IV-E: full, then 16 GiB of mixed overwrites):
     // every write now has its share of GC copies and erases.
     bench("k9 FTL aged, 64 MiB 4-way, APU Lru", reqs, cfg, || {
         let mut aged = dev.build_ftl().unwrap();

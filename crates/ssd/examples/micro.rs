@@ -1,5 +1,6 @@
-//! Paper 004's micro benchmarks (Table 5) over cache size x associativity x APU on
-//! the samsung-k9 device at 16 GiB: the table of `docs/ssd.md`.
+//! Paper 004's micro benchmarks (Huang et al., "Efficient Cache Design for Solid-State
+//! Drives", ACM Computing Frontiers 2010, Table 5) over cache size x associativity x
+//! APU on the samsung-k9 device at 16 GiB: the table of `docs/ssd.md`.
 //!
 //! `cargo run --release -p wafer-ssd --example micro [-- KIND [MEAN_GAP_MS]]`
 

@@ -1,10 +1,12 @@
-//! The on-board write cache of paper 004 (Sec. 3, Algorithm 1, Table 3, Sec. 4.1;
-//! `reference/policies.md` §11.1-11.3).
+//! The on-board write cache of paper 004 (M. Huang, O. Serres, V. K. Narayana,
+//! T. El-Ghazawi, G. Newby, "Efficient Cache Design for Solid-State Drives", ACM
+//! Computing Frontiers 2010; Sec. 3, Algorithm 1, Table 3, Sec. 4.1; `docs/ssd.md`,
+//! "Cache").
 //!
 //! * A line holds one flash page and is Stale (cache copy out of date or empty),
 //!   Clean (cache = flash) or Dirty (cache newer than flash). Every line starts Stale.
 //! * Set of page `x` = `x mod sets` (the paper does not give the index function; low
-//!   LPN bits are the conventional choice, §11.1).
+//!   LPN bits are the conventional choice).
 //! * Reads hit Clean or Dirty lines with the tag (updating access time and count) and
 //!   never allocate; a read miss leaves the cache unchanged.
 //! * Writes follow Algorithm 1: hit -> Dirty; else the first Stale way, else the first

@@ -1,4 +1,5 @@
-//! Parameters of the timed SSD (`reference/policies.md` §11; paper 004 Sec. 3-4).
+//! Parameters of the timed SSD (`docs/ssd.md`; paper 004, Huang et al., "Efficient Cache
+//! Design for Solid-State Drives", ACM Computing Frontiers 2010, Sec. 3-4).
 
 use crate::error::SsdError;
 use serde::{Deserialize, Serialize};
@@ -113,9 +114,9 @@ pub struct SsdConfig {
     pub cache: Option<CacheConfig>,
     /// Continuous idle time after which one APU flush starts (paper 004: 2 ms).
     pub idle_threshold_ns: u64,
-    /// Time to read or write one page in the cache DRAM (§11.4: 0.01 ms).
+    /// Time to read or write one page in the cache DRAM (wafer's default: 0.01 ms).
     pub t_cache_ns: u64,
-    /// Host-interface transfer time per page (§11.4: 0.01 ms).
+    /// Host-interface transfer time per page (wafer's default: 0.01 ms).
     pub t_bus_ns: u64,
     /// Device command-queue depth: arrivals finding this many requests in the device
     /// wait on the host side (counted); a closed-loop workload keeps this many

@@ -1,5 +1,6 @@
 //! The timed device: an FCFS server over the cache and the flash
-//! (`reference/policies.md` §11.3-11.4; paper 004 Sec. 3.2 and 4.2).
+//! (`docs/ssd.md`, "Device timing"; paper 004, Huang et al., "Efficient Cache Design
+//! for Solid-State Drives", ACM Computing Frontiers 2010, Sec. 3.2 and 4.2).
 //!
 //! # Model
 //! * **Requests** are served one at a time in arrival order (first come, first
@@ -26,10 +27,10 @@
 //!   - write without a cache: link `t_bus`, then `t_program` + GC on the page's unit,
 //!     which overlaps the transfer of the next page.
 //!
-//!   The request completes when its last page has (link and units). With one unit
-//!   this is §11.4's single server except that a page's transfer overlaps flash work
-//!   of its neighbours (a pipelined controller); with zero `t_bus` and `t_cache` it is
-//!   exactly the sum of the flash times.
+//!   The request completes when its last page has (link and units). With one unit this
+//!   is a plain single server (the sum of the page times) except that a page's transfer
+//!   overlaps flash work of its neighbours (a pipelined controller); with zero `t_bus`
+//!   and `t_cache` it is exactly the sum of the flash times.
 //! * **Idle**: the device is idle when no request is in it and no flush runs. After
 //!   `idle_threshold` of continuous idleness one APU flush starts (one page
 //!   program, GC included); when it ends the device is idle again and the next flush

@@ -4,7 +4,8 @@
 //! time it caused, read off [`wafer_ftl::Ftl::counters`] before and after the call
 //! (`busy_ns`: the host page's own read or program plus every GC / merge read, program
 //! and erase it triggered, at the device's latencies). [`FixedFlash`] is the model of
-//! `reference/policies.md` §11.4 without an FTL: a constant read and program time.
+//! wafer's default timing model without an FTL (`docs/ssd.md`, "Device timing"): a
+//! constant read and program time.
 
 use crate::error::SsdError;
 use wafer_ftl::{AnyFtl, Counters, Device, Ftl};
@@ -111,8 +112,8 @@ impl Flash for FtlFlash {
     }
 }
 
-/// Constant page times, no FTL (§11.4's default model; also the tiny devices of the
-/// hand-worked tests).
+/// Constant page times, no FTL (wafer's default timing model; also the tiny devices of
+/// the hand-worked tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FixedFlash {
     /// Page read time.
@@ -128,8 +129,9 @@ pub struct FixedFlash {
 }
 
 impl FixedFlash {
-    /// Paper 004 Table 1 (Samsung K9: 25 us read, 200 us program), 4 KiB pages, one
-    /// unit, `logical_pages` pages.
+    /// Paper 004 (Huang et al., "Efficient Cache Design for Solid-State Drives", ACM
+    /// Computing Frontiers 2010) Table 1 (Samsung K9: 25 us read, 200 us program),
+    /// 4 KiB pages, one unit, `logical_pages` pages.
     pub fn k9(logical_pages: u64) -> FixedFlash {
         FixedFlash {
             read_ns: 25_000,

@@ -1,6 +1,6 @@
 //! wafer-ssd: a timed SSD with an on-board write cache and automatic periodic update
-//! (paper 004, "SSD on-board cache with automatic periodic update"; DESIGN.md "Timed
-//! SSD with on-board cache"; `reference/policies.md` §11).
+//! (paper 004: M. Huang, O. Serres, V. K. Narayana, T. El-Ghazawi, G. Newby, "Efficient
+//! Cache Design for Solid-State Drives", ACM Computing Frontiers 2010; `docs/ssd.md`).
 //!
 //! Requests arrive at trace timestamps or from an [`Arrival`] process, wait in an FCFS
 //! queue and are served by the [`OnBoardCache`] and a [`Flash`] back end: a wafer-ftl

@@ -1,6 +1,7 @@
 //! Doubly-linked lists of cache lines threaded through flat index arrays (no per-node
-//! allocation): paper 004 Sec. 4.1 keeps its dirty lines in such lists, with a pool of
-//! free nodes; here the line number is the node.
+//! allocation): paper 004 (Huang et al., "Efficient Cache Design for Solid-State
+//! Drives", ACM Computing Frontiers 2010) Sec. 4.1 keeps its dirty lines in such lists,
+//! with a pool of free nodes; here the line number is the node.
 
 pub(crate) const NIL: u32 = u32::MAX;
 

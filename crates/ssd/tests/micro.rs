@@ -1,8 +1,10 @@
-//! Paper 004's micro benchmarks (Table 5, `reference/policies.md` §11.5) on the
-//! samsung-k9 device (Table 1 latencies, page-level FTL) at the benchmarks' 16 GiB
-//! span: the qualitative findings of Sec. 4.3.1, asserted as directions with a
-//! margin. Where a finding holds only under a condition (the load), the test states
-//! the condition and `docs/ssd.md` explains it with the full tables.
+//! Paper 004's micro benchmarks (Huang et al., "Efficient Cache Design for Solid-State
+//! Drives", ACM Computing Frontiers 2010, Table 5, with the details
+//! `docs/generators.md` fixes) on the samsung-k9 device (Table 1 latencies, page-level
+//! FTL) at the benchmarks' 16 GiB span: the qualitative findings of Sec. 4.3.1,
+//! asserted as directions with a margin. Where a finding holds only under a condition
+//! (the load), the test states the condition and `docs/ssd.md` explains it with the
+//! full tables.
 
 mod common;
 
@@ -70,7 +72,7 @@ fn mean_ms(r: &Report) -> f64 {
 #[test]
 fn constant_write_drops_to_the_cache_latency_with_any_cache() {
     // At 100 ms mean gaps the cache path is ~10% loaded (512 pages x 20 us per
-    // request); at the spec's 10 ms it is saturated (docs/ssd.md).
+    // request); at the default 10 ms it is saturated (docs/ssd.md).
     let (none, _) = micro("constant-write", 2000, 100.0, None);
     for c in [
         cache(8, 1, Apu::Off),
@@ -96,7 +98,7 @@ fn constant_write_drops_to_the_cache_latency_with_any_cache() {
             mean_ms(&r)
         );
     }
-    // The direction holds at the spec's default load too, saturated as it is.
+    // The direction holds at the default load too, saturated as it is.
     let (none, _) = micro("constant-write", 500, 10.0, None);
     let (c, _) = micro("constant-write", 500, 10.0, cache(8, 1, Apu::Off));
     assert!(mean_ms(&none) >= 5.0 * mean_ms(&c));

@@ -1,5 +1,7 @@
-//! Hand-worked timing vectors: `reference/policies.md` §11.6 (2 sets x 2 ways,
-//! set = LPN mod 2) and further cases on tiny devices, checked to the nanosecond.
+//! Hand-worked timing vectors after paper 004's Algorithm 1 and APU (Huang et al.,
+//! "Efficient Cache Design for Solid-State Drives", ACM Computing Frontiers 2010,
+//! Sec. 3; 2 sets x 2 ways, set = LPN mod 2) and further cases on tiny devices,
+//! checked to the nanosecond.
 
 mod common;
 
@@ -10,7 +12,8 @@ use wafer_ssd::{
 use wafer_trace::Op::{Read as R, Write as W};
 use wafer_trace::Request;
 
-/// §11.6 setting: 4 lines, 2 ways, zero service time except a 0.2 ms program.
+/// The hand-worked vectors' setting: 4 lines, 2 ways, zero service time except a 0.2 ms
+/// program.
 fn vec_cfg(apu: Apu) -> SsdConfig {
     SsdConfig {
         cache: Some(CacheConfig {
@@ -71,7 +74,7 @@ fn v1_write_allocation_read_no_allocate_and_on_demand_update() {
     assert_eq!(r.flash.on_demand_programs, 1);
 }
 
-/// §11.6 vector 2 trace.
+/// Hand-worked vector 2's trace.
 fn v2_trace() -> Vec<Request> {
     vec![
         req(0, W, 0),
@@ -164,7 +167,7 @@ fn v4_stale_before_clean_without_write_back() {
     assert_eq!(c[4].response_ns(), 0);
 }
 
-/// Default §11.4 times (t_cache = t_bus = 10 us) on a fixed K9 flash.
+/// wafer's default times (t_cache = t_bus = 10 us) on a fixed K9 flash.
 fn timed(cache: Option<CacheConfig>, units: u32) -> Ssd<Recording> {
     let cfg = SsdConfig {
         cache,

@@ -6,8 +6,9 @@
 //! device). Readers fill caller-owned batches ([`RequestReader::read_batch`]) so that
 //! decoding never allocates per request and a consumer pays one dynamic call per
 //! batch, not per request. Page expansion ([`Granularity`]) turns requests into page
-//! accesses exactly as `DESIGN.md` specifies; [`Densifier`] maps sparse page keys to
-//! dense `u32` ids so that later stages can keep per-page state in flat arrays.
+//! accesses exactly as `docs/cache.md` ("Engine semantics") specifies; [`Densifier`]
+//! maps sparse page keys to dense `u32` ids so that later stages can keep per-page
+//! state in flat arrays.
 #![deny(missing_docs)]
 
 pub mod capture;

@@ -1,5 +1,6 @@
-//! The request model and its expansion into page accesses (DESIGN.md, "Semantics every
-//! policy shares"; `reference/policies.md` §0.2).
+//! The request model and its expansion into page accesses (`docs/cache.md`, "Engine
+//! semantics": a request touches pages `offset/ps ..= (offset+len-1)/ps`, each one
+//! access of the request's kind, in ascending page order).
 
 use serde::{Deserialize, Serialize};
 
@@ -142,8 +143,8 @@ pub enum Granularity {
         page_size: u32,
     },
     /// One access per record, keyed by the record's first 512 B sector, whatever its
-    /// length: the "object" view of libCacheSim with `ignore_obj_size`
-    /// (`reference/libcachesim-parity.md`).
+    /// length: the "object" view of libCacheSim with `ignore_obj_size` (every record
+    /// one access to its key, unit size), the mode its miss counts are compared in.
     Record,
 }
 

@@ -6,7 +6,8 @@
 //!   [`Granularity`]: `Page` counts pages of the given size, `Record` counts record
 //!   keys (one per request, libCacheSim's object view). Trims move no data and
 //!   touch no page; zero-length requests touch none either.
-//! * Write range: the address span of the writes as paper 000 (Table II) reports it,
+//! * Write range: the address span of the writes as paper 000 (TS-CLOCK, Kang, Min,
+//!   Eom, IEEE MASCOTS 2014, Table II) reports it,
 //!   `max(offset + len) - min(offset)` over all writes, in bytes, whatever the device
 //!   (a multi-device trace gets the span of the union of its address spaces).
 //! * Request sizes in power-of-two buckets: bucket `k` holds lengths in

@@ -1,6 +1,9 @@
 //! The synthetic generators against their specifications: paper 004's micro
-//! benchmarks (`reference/policies.md` §11.5), paper 000's block-utilization pattern
-//! (Sec. II-B), and the analytic shapes of the classic patterns.
+//! benchmarks (Huang et al., "Efficient Cache Design for Solid-State Drives", ACM
+//! Computing Frontiers 2010, Table 5, with the details wafer fixed that
+//! `docs/generators.md` lists), paper 000's block-utilization pattern (TS-CLOCK: Kang,
+//! Min, Eom, IEEE MASCOTS 2014, Sec. II-B), and the analytic shapes of the classic
+//! patterns.
 
 use wafer_trace::gen::{Arrival, GenSpec, MicroParams};
 use wafer_trace::{Op, Request, NO_TIME};
@@ -24,7 +27,7 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
     s / n as f64
 }
 
-// ---------------------------------------------------------------- paper 004 (§11.5)
+// ------------------------------------------------------- paper 004 (Table 5)
 
 #[test]
 fn constant_write_starts_every_request_at_sector_zero() {

@@ -1,7 +1,7 @@
 //! ARC: Adaptive Replacement Cache.
 //!
 //! N. Megiddo and D. S. Modha, "ARC: A Self-Tuning, Low Overhead Replacement Cache",
-//! USENIX FAST 2003, Fig. 4; `reference/policies.md` §3.2.
+//! USENIX FAST 2003, Fig. 4.
 //!
 //! Two resident LRU lists (T1: seen once recently, T2: seen at least twice) and two
 //! ghost LRU lists (B1, B2) of the ids recently evicted from each. A ghost hit moves
@@ -11,7 +11,7 @@
 //! Resolved details:
 //! * `p` is an `f64` in `[0, C]`, adapted by `max(1, |B2|/|B1|)` (resp. `|B1|/|B2|`)
 //!   *before* `replace`, as in the paper. With these exact rules the miss counts equal
-//!   libCacheSim's ARC at all seven sizes of `reference/libcachesim-parity.md`
+//!   libCacheSim's ARC at all seven sizes of the parity test
 //!   (`tests/parity_adaptive.rs`).
 //! * Cold start and trims: `replace` runs only when the cache is full, so a cache
 //!   left below capacity by [`Policy::invalidate`] refills before it evicts (the
@@ -249,7 +249,7 @@ mod tests {
     use super::*;
     use crate::testutil::run;
 
-    /// policies.md §3.2 vector (C = 2).
+    /// Hand-worked vector after Fig. 4 (C = 2).
     #[test]
     fn spec_vector() {
         let o = run::<Arc>(2, &ArcParams::default(), 4, "R1 R2 R1 R3 R2 R1");

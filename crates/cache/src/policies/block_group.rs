@@ -1,13 +1,12 @@
 //! Resident pages grouped by erase block: the shared state of the block-level policies
-//! (FAB, BPLRU, LB-CLOCK; `reference/policies.md` §5).
+//! (FAB, BPLRU, LB-CLOCK).
 //!
-//! A *block group* is the set of resident pages with the same block id
-//! (`LPN div ppb`, densified by the engine). Each group is an unordered intrusive list
-//! of its pages; evicting a group reports its pages in **ascending key** (page number)
-//! order as one eviction group (§5 "Common pieces", DESIGN.md): dirty pages as
-//! write-backs, clean ones as clean drops. Sorting happens only at eviction, into a
-//! scratch buffer reused across evictions (no allocation once it has grown to the
-//! largest group).
+//! A *block group* is the set of resident pages with the same block id (`LPN div ppb`,
+//! densified by the engine). Each group is an unordered intrusive list of its pages;
+//! evicting a group reports its pages in **ascending key** (page number) order as one
+//! eviction group (`docs/cache.md`, "After-cache trace"): dirty pages as write-backs,
+//! clean ones as clean drops. Sorting happens only at eviction, into a scratch buffer
+//! reused across evictions (no allocation once it has grown to the largest group).
 //!
 //! Memory: per page 2 × `u32` links + `u64` key + 1 state byte (17 bytes); per block
 //! one list head (12 bytes) + a dirty count (4 bytes).
@@ -178,9 +177,9 @@ impl BlockGroups {
     }
 }
 
-/// Offset of a page key inside its erase block (`reference/policies.md` §0.1: block =
-/// LPN div ppb; the device number, folded above bit 44 by `wafer_trace::page_key`,
-/// is kept out of the division).
+/// Offset of a page key inside its erase block (block = page number div ppb, as
+/// `docs/cache.md` says; the device number, folded above bit 44 by
+/// `wafer_trace::page_key`, is kept out of the division).
 #[inline]
 pub fn offset_in_block(key: u64, ppb: u32) -> u32 {
     let page = key & ((1u64 << DEV_SHIFT) - 1);

@@ -1,8 +1,7 @@
 //! BPLRU: block padding LRU, a write buffer managed as an LRU list of erase blocks.
 //!
 //! Source: H. Kim, S. Ahn, "BPLRU: a buffer management scheme for improving random
-//! writes in flash storage", USENIX FAST 2008; specified in `reference/policies.md`
-//! §5.2.
+//! writes in flash storage", USENIX FAST 2008, with the resolutions below.
 //!
 //! Only writes allocate. A write first moves its block's group to the MRU end
 //! (creating an empty group if needed), so the block being written is the victim only
@@ -18,14 +17,15 @@
 //! sequentially (the group was created by a write to offset 0 and every later new page
 //! was the next offset), since such a block is unlikely to be rewritten.
 //!
-//! Reads (§5.2 "Scope"): a read of a buffered page is a hit served from the buffer and
-//! does not change the LRU order; a read miss goes to storage and allocates nothing
-//! ([`Policy::BYPASSES_READS`]).
+//! Reads (BPLRU is a write buffer inside the SSD): a read of a buffered page is a hit
+//! served from the buffer and does not change the LRU order; a read miss goes to
+//! storage and allocates nothing ([`Policy::BYPASSES_READS`]).
 //!
-//! Resolved ambiguity (§5.2): paper 002 summarises compensation as "evicts a fully
-//! buffered block first" without the sequential condition; `compensation = any_full`
-//! reproduces that reading, `off` disables compensation.
-//! Beyond the spec: padding names pages by key (a padded page may never have been
+//! Resolved ambiguity: paper 002 (H. Lee, H. Bahn, K. G. Shin, JCSE 8(3), 2014,
+//! Sec. II) summarises compensation as "evicts a fully buffered block first" without the
+//! sequential condition; `compensation = any_full` reproduces that reading, `off`
+//! disables compensation.
+//! Beyond the paper: padding names pages by key (a padded page may never have been
 //! accessed); a trim drops the page from its group without touching the LRU order.
 //!
 //! | parameter | default | meaning |
@@ -283,8 +283,9 @@ mod tests {
         }
     }
 
-    /// policies.md §5.2 vector 1: the written block is touched before eviction, the
-    /// LRU block B0 is padded (RD2, RD3) and written whole, in ascending order.
+    /// Hand-worked vector 1 (ppb = 4, C = 4): the written block is touched before
+    /// eviction, the LRU block B0 is padded (RD2, RD3) and written whole, in ascending
+    /// order.
     #[test]
     fn spec_vector_1_padding() {
         let o = run::<Bplru>(4, &BplruParams::default(), 4, "W0 W1 W4 W0 W8 W5");
@@ -314,7 +315,7 @@ mod tests {
         );
     }
 
-    /// policies.md §5.2 vector 2: a block filled sequentially goes to the LRU end and
+    /// Hand-worked vector 2 (C = 8): a block filled sequentially goes to the LRU end and
     /// is the next victim, with no padding; without compensation the LRU block B2 {8}
     /// is padded instead.
     #[test]
@@ -359,7 +360,7 @@ mod tests {
         assert_eq!(any.write_backs(), [0, 1, 2, 3]);
     }
 
-    /// policies.md §5.2 vector 3: a read miss allocates nothing; a read hit leaves
+    /// Hand-worked vector 3 (C = 1): a read miss allocates nothing; a read hit leaves
     /// the LRU order alone.
     #[test]
     fn spec_vector_3_reads_bypass() {

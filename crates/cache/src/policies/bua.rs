@@ -2,15 +2,14 @@
 //!
 //! Source: D. H. Kang, C. Min, Y. I. Eom, "Block utilization-aware buffer replacement
 //! scheme for mobile NAND flash storage", IEICE Trans. Information and Systems
-//! E97-D(9), 2014 (seed paper 001, Sec. 2.2, Fig. 2); specified in
-//! `reference/policies.md` §8.
+//! E97-D(9), 2014 (paper 001, Sec. 2.2, Fig. 2), with the fixes below.
 //!
-//! The structure is TS-CLOCK's (§7): a clock of all resident pages with a reference
-//! count per page (the t-hand decrements it), a per-block list of the block's dirty
-//! pages sorted by page number, and an s-hand that drains those lists in order. When
-//! the t-hand stops on a page with count 0, a clean page is evicted at once; a dirty
-//! one makes the s-hand walk the sorted lists (starting in the t-hand page's block)
-//! to the first dirty page with count 0, which is written back alone.
+//! The structure is TS-CLOCK's ([`super::ts_clock`]): a clock of all resident pages
+//! with a reference count per page (the t-hand decrements it), a per-block list of the
+//! block's dirty pages sorted by page number, and an s-hand that drains those lists in
+//! order. When the t-hand stops on a page with count 0, a clean page is evicted at
+//! once; a dirty one makes the s-hand walk the sorted lists (starting in the t-hand
+//! page's block) to the first dirty page with count 0, which is written back alone.
 //!
 //! What paper 001 changes: the count of a dirty page comes from `zero[b]`, the number
 //! of dirty resident pages of its block whose count is 0 ("block utilization is
@@ -20,7 +19,7 @@
 //! are about to be flushed gives new dirty pages short lives so they join the flush.
 //! Clean pages get count 1.
 //!
-//! Resolved ambiguities (§8, the fixes to Fig. 2 of paper 001):
+//! Resolved ambiguities (wafer's fixes to Fig. 2 of paper 001):
 //! * Mapping: the text's inverse mapping (default). `mapping = literal` reproduces
 //!   Fig. 2's `ceil(4·zero/ppb)`, which gives count 0 to a page written into a block
 //!   without cold dirty pages; such a page is counted in `zero` (the invariant
@@ -33,7 +32,7 @@
 //!   its new count is computed, so it does not count itself) and when such a page is
 //!   evicted or trimmed; (f) a new dirty page's count uses the current `zero[b]`.
 //! * (e) a write hit on a clean page enters its block's sorted list (TS-CLOCK FIX-1).
-//! * From TS-CLOCK (§7.3, §7.4): block = page number div ppb; the s-hand persists
+//! * From TS-CLOCK (its module doc): block = page number div ppb; the s-hand persists
 //!   across blocks and is reset only at the end of a sorted list; a dangling s-hand
 //!   (its page evicted) becomes null; when the victim is not the t-hand page, the
 //!   t-hand passes its page and the new page goes behind it; "last of the block" is
@@ -453,9 +452,9 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §8 vector 1: dirty pages of a block without cold dirty pages get
-    /// count 4 (inverse mapping), so the clean page goes first: ev8 (TS-CLOCK would
-    /// write back 1 here).
+    /// Hand-worked vector 1 (ppb = 4, C = 3): dirty pages of a block without cold dirty
+    /// pages get count 4 (inverse mapping), so the clean page goes first: ev8 (TS-CLOCK
+    /// would write back 1 here).
     #[test]
     fn spec_vector_1() {
         let o = run::<Bua>(3, &BuaParams::default(), 4, "W1 W2 R8 R9");
@@ -463,7 +462,7 @@ mod tests {
         assert_eq!(ring(&o.policy), [(1, 2), (2, 2), (9, 1)]);
     }
 
-    /// policies.md §8 vector 2: `zero` grows as the t-hand cools dirty pages, the
+    /// Hand-worked vector 2: `zero` grows as the t-hand cools dirty pages, the
     /// s-hand writes back 1 alone, the new page's count comes from `zero` without
     /// itself, and a hit on a cold dirty page leaves `zero` before its count is set.
     #[test]

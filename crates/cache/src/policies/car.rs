@@ -1,7 +1,9 @@
 //! CAR: Clock with Adaptive Replacement.
 //!
 //! S. Bansal and D. S. Modha, "CAR: Clock with Adaptive Replacement", USENIX FAST
-//! 2004, Fig. 2; `reference/policies.md` §3.3 (also the baseline of seed 002).
+//! 2004, Fig. 2 (also a baseline of paper 002: H. Lee, H. Bahn, K. G. Shin, "Page
+//! Replacement for Write References in NAND Flash Based Virtual Memory Systems",
+//! JCSE 8(3), 2014).
 //!
 //! ARC's structure with its two resident LRU lists replaced by clocks: T1 (pages seen
 //! once recently) and T2 (seen at least twice) carry reference bits, and a hit only
@@ -10,8 +12,8 @@
 //! pages to T2's tail, else sweeps T2, recycling referenced pages to its tail.
 //!
 //! Resolved details:
-//! * Clocks follow the spec's deque model (§0.6): the head is under the hand, and
-//!   "append" pushes at the tail, behind the hand.
+//! * Clocks are modelled as deques: the head is under the hand, and "append" pushes at
+//!   the tail, behind the hand.
 //! * `p` is real-valued and adapted *after* `replace`, with the ghost list sizes as
 //!   they are then and before x leaves its ghost list (the paper's Fig. 2 order; ARC
 //!   adapts before). The ratio `|B2|/|B1|` is a real division.
@@ -232,7 +234,7 @@ mod tests {
     use super::*;
     use crate::testutil::run;
 
-    /// policies.md §3.3 vector (C = 2); ARC evicts 2, 1, 3 on the same trace.
+    /// Hand-worked vector after Fig. 2 (C = 2); ARC evicts 2, 1, 3 on the same trace.
     #[test]
     fn spec_vector() {
         let o = run::<Car>(2, &CarParams::default(), 4, "R1 R2 R1 R3 R2 R1");

@@ -1,9 +1,10 @@
 //! CFCLOCK (clean-first CLOCK): CLOCK that first looks, in a window of frames from the
 //! hand, for an unreferenced clean page, then for an unreferenced dirty one.
 //!
-//! `reference/policies.md` §4.2, from paper 002's description (Sec. V-A, on its
-//! reference \[10\], CFLRU's paper). A hit only sets the page's reference bit (and the
-//! dirty bit on a write); nothing moves. To free a frame:
+//! After paper 002's description (H. Lee, H. Bahn, K. G. Shin, "Page Replacement for
+//! Write References in NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014,
+//! Sec. V-A, on its reference \[10\], CFLRU's paper). A hit only sets the page's reference
+//! bit (and the dirty bit on a write); nothing moves. To free a frame:
 //! 1. the first `w` frames from the hand are searched for a **clean** page with
 //!    reference bit 0;
 //! 2. failing that, the same window is searched for any page with bit 0 (a dirty one,
@@ -15,27 +16,27 @@
 //! The new page takes the victim's frame with its bit set to `insert_ref`, and the
 //! hand moves to the frame after it.
 //!
-//! Resolved ambiguities (§4.2):
+//! Resolved ambiguities (wafer's reading of Sec. V-A):
 //! * (a) passes 1 and 2 leave reference bits alone; otherwise pass 2 would always
 //!   succeed and pass 3 ("starting from the next position") would be dead text;
 //! * (b) "the next position" is the first frame after the window;
 //! * (c) after an in-window victim the hand moves one past the victim's frame, as in
 //!   CLOCK; the window pages it skipped keep their bits;
-//! * (d) `insert_ref = 1` by default, as for CLOCK (§1.3), so the baselines compare with
+//! * (d) `insert_ref = 1` by default, as for wafer's CLOCK, so the baselines compare with
 //!   TS-CLOCK; paper 002's own CLOCK family inserts with 0 (`cfclock:insert_ref=0`);
 //! * (e) a write hit on a clean page only sets its dirty bit;
 //! * the window is 1/3 of the frames by default, the value 002 took from CFLRU's swap
 //!   simulations: `w = max(1, floor(window × C))`.
 //!
-//! Representation: a frame array (the §0.6 deque is the same thing read from the
-//! hand) with the page of each frame, the frame of each page, one state byte per page,
-//! and two [`SummaryBits`] over the frames: "unreferenced" and "unreferenced and
-//! clean". Passes 1 and 2 are two "first set bit in the window" queries, O(w / 4096 + 1)
-//! word operations each instead of a walk over `w` frames; pass 3 is a CLOCK sweep,
-//! amortised O(1) per access (each step clears a bit some access set). A trimmed page
-//! frees its frame, which the next miss fills without an eviction (frame-array
-//! CLOCK); the §0.6 deque model, which has no trims, would put that page behind the
-//! hand instead.
+//! Representation: a frame array (a deque whose front is the hand is the same thing
+//! read from the hand) with the page of each frame, the frame of each page, one state
+//! byte per page, and two [`SummaryBits`] over the frames: "unreferenced" and
+//! "unreferenced and clean". Passes 1 and 2 are two "first set bit in the window"
+//! queries, O(w / 4096 + 1) word operations each instead of a walk over `w` frames;
+//! pass 3 is a CLOCK sweep, amortised O(1) per access (each step clears a bit some
+//! access set). A trimmed page frees its frame, which the next miss fills without an
+//! eviction (frame-array CLOCK); the deque model, which has no trims, would put that
+//! page behind the hand instead.
 //!
 //! Memory: 5 bytes per page of the universe (frame index, state byte) + about 4.25
 //! bytes per frame (page id, two bitsets with their summaries).
@@ -46,9 +47,10 @@
 //! | `insert_ref` | 1 | reference bit of a newly inserted page (0 or 1) |
 //!
 //! Citation: S.-Y. Park, D. Jung, J.-U. Kang, J.-S. Kim, J. Lee, "CFLRU: a replacement
-//! algorithm for flash memory", Proc. CASES 2006 (the CLOCK variant), as described by
-//! S. Ji, H. Kim, J. Choi, D. Lee, "CRAW: page replacement for write references in
-//! NAND flash virtual memory" (seed paper 002), Sec. V-A.
+//! algorithm for flash memory", Proc. CASES 2006, pp. 234-241 (the reference paper
+//! 002 gives for CFCLOCK); the CLOCK variant as described by H. Lee, H. Bahn,
+//! K. G. Shin, "Page Replacement for Write References in NAND Flash Based Virtual
+//! Memory Systems", Journal of Computing Science and Engineering 8(3), 2014, Sec. V-A.
 
 use crate::bits::SummaryBits;
 use crate::policies::cflru::window_pages;
@@ -189,7 +191,7 @@ impl Policy for CfClock {
     const ALIASES: &'static [&'static str] = &["cf-clock", "clean-first-clock"];
     const SUMMARY: &'static str =
         "CLOCK that evicts an unreferenced clean page from a window at the hand before a dirty one";
-    const CITATION: &'static str = "S.-Y. Park, D. Jung, J.-U. Kang, J.-S. Kim, J. Lee, \"CFLRU: a replacement algorithm for flash memory\", Proc. CASES 2006; CLOCK form as described in S. Ji, H. Kim, J. Choi, D. Lee, \"CRAW: page replacement for write references in NAND flash virtual memory\" (seed paper 002), Sec. V-A.";
+    const CITATION: &'static str = "S.-Y. Park, D. Jung, J.-U. Kang, J.-S. Kim, J. Lee, \"CFLRU: a replacement algorithm for flash memory\", Proc. CASES 2006; CLOCK form as described in H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\", Journal of Computing Science and Engineering 8(3), 2014, Sec. V-A.";
     const FLASH_AWARE: bool = true;
 
     fn new(capacity: u32, params: &CfClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
@@ -327,7 +329,7 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §4.2 vector (C = 3, w = 1, insert_ref = 1).
+    /// Hand-worked vector after Sec. V-A's three passes (C = 3, w = 1, insert_ref = 1).
     #[test]
     fn spec_vector() {
         let p = CfClockParams::default();
@@ -383,8 +385,8 @@ mod tests {
         assert!(CfClock::new(3, &params(-1.0, 1), &PolicyCtx::default()).is_err());
     }
 
-    /// Against the §4.2 deque model (front = hand), on random traces without trims:
-    /// same hits, same events, same ring.
+    /// Against a deque model of the three passes (front = hand), on random traces
+    /// without trims: same hits, same events, same ring.
     #[test]
     fn matches_the_deque_model() {
         use crate::testutil::Recorder;

@@ -1,20 +1,21 @@
 //! CFLRU (clean-first LRU): LRU that, among the pages nearest the LRU end, evicts a
 //! clean page before a dirty one.
 //!
-//! `reference/policies.md` §4.1. The LRU list is split into a *working region* (the
-//! MRU side) and a *clean-first region* of the `w` pages nearest the LRU end. A hit
-//! moves the page to the MRU end (a write makes it dirty). To make room, the policy
-//! evicts the least recently used **clean** page of the clean-first region; if that
-//! region holds only dirty pages, it evicts the LRU page itself (a write-back).
+//! The LRU list is split into a *working region* (the MRU side) and a *clean-first
+//! region* of the `w` pages nearest the LRU end. A hit moves the page to the MRU end (a
+//! write makes it dirty). To make room, the policy evicts the least recently used
+//! **clean** page of the clean-first region; if that region holds only dirty pages, it
+//! evicts the LRU page itself (a write-back).
 //!
 //! Resolved ambiguities:
 //! * The window size `w = max(1, floor(window × C))` is counted in pages of the LRU
 //!   list, clean or dirty, not in clean pages only: CFLRU's paper defines the
-//!   clean-first region as a stretch of the LRU list, and paper 002 (Sec. II, Fig. 1)
-//!   draws it the same way (§4.1).
-//! * Default `window = 0.25`: paper 000 (Sec. IV) and 001 set 25 %, "advised by the
-//!   authors" of CFLRU for its static variant. Paper 002 uses 1/3 (from the original
-//!   swap simulations): `cflru:window=0.3333`.
+//!   clean-first region as a stretch of the LRU list, and paper 002 (H. Lee, H. Bahn,
+//!   K. G. Shin, JCSE 8(3), 2014, Sec. II, Fig. 1) draws it the same way.
+//! * Default `window = 0.25`: paper 000 (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014,
+//!   Sec. IV) and 001 (Kang, Min, Eom, IEICE 2014) set 25 %, "advised by the authors"
+//!   of CFLRU for its static variant. Paper 002 uses 1/3 (from the original swap
+//!   simulations): `cflru:window=0.3333`.
 //! * `window = 0` gives `w = 1`, i.e. plain LRU (the LRU page is the only candidate).
 //!
 //! Why the victim search is O(1): besides the LRU list, the policy keeps
@@ -287,7 +288,7 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §4.1 vector 1 (C = 4, w = 2): the clean page 2 in the window goes
+    /// Hand-worked vector 1 (C = 4, w = 2): the clean page 2 in the window goes
     /// before the older dirty page 1; then 3, which has entered the window.
     #[test]
     fn spec_vector_1() {
@@ -308,7 +309,7 @@ mod tests {
         );
     }
 
-    /// policies.md §4.1 vector 2 (C = 3, w = 2): a window of dirty pages only gives
+    /// Hand-worked vector 2 (C = 3, w = 2): a window of dirty pages only gives
     /// up its LRU page.
     #[test]
     fn spec_vector_2() {

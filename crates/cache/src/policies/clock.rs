@@ -1,17 +1,18 @@
 //! CLOCK (second chance): a FIFO ring whose hand spares pages referenced since it last
 //! passed them.
 //!
-//! `reference/policies.md` §1.3. The ring is modelled as in §0.6: a queue whose front is
-//! the page under the hand. A hit sets the page's reference bit (a write also makes it
-//! dirty). A miss on a full cache advances the hand, clearing set bits and moving those
-//! pages behind the hand, until it finds a page with a clear bit: the victim (written
-//! back if dirty). The new page goes behind the hand with its bit set to `insert_ref`.
+//! The ring is modelled as a queue whose front is the page under the hand. A hit sets
+//! the page's reference bit (a write also makes it dirty). A miss on a full cache
+//! advances the hand, clearing set bits and moving those pages behind the hand, until
+//! it finds a page with a clear bit: the victim (written back if dirty). The new page
+//! goes behind the hand with its bit set to `insert_ref`.
 //!
-//! Resolved ambiguity (§1.3): the reference bit of a new page. `insert_ref = 1`
-//! (default) matches TS-CLOCK's refcount of 1 for a new clean page, so the baselines
-//! of paper 000/001 compare with TS-CLOCK; `insert_ref = 0` is the classic definition
-//! CAR uses and what libCacheSim's `Clock` does (parity tested with it,
-//! `tests/parity.rs`).
+//! Resolved ambiguity: the reference bit of a new page. `insert_ref = 1` (default)
+//! matches TS-CLOCK's refcount of 1 for a new clean page, so the baselines of papers
+//! 000/001 (TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014; BUA: Kang, Min, Eom, IEICE
+//! Trans. Inf. & Syst. E97-D(9), 2014) compare with TS-CLOCK; `insert_ref = 0` is the
+//! classic definition CAR uses and what libCacheSim's `Clock` does (parity tested with
+//! it, `tests/parity.rs`).
 //!
 //! | parameter | default | meaning |
 //! |---|---|---|
@@ -235,7 +236,7 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §1.3 vector 1 (insert_ref = 1).
+    /// Hand-worked vector 1 (C = 3, insert_ref = 1).
     #[test]
     fn spec_vector_1() {
         let o = run::<Clock>(3, &ClockParams { insert_ref: 1 }, 4, "R1 R2 R3 R4 R1 R3 R5");
@@ -245,7 +246,7 @@ mod tests {
         assert_eq!(ring(&o.policy), [(4, false), (1, false), (5, true)]);
     }
 
-    /// policies.md §1.3 vector 2 (insert_ref = 0).
+    /// Hand-worked vector 2: the same trace with insert_ref = 0.
     #[test]
     fn spec_vector_2() {
         let o = run::<Clock>(3, &ClockParams { insert_ref: 0 }, 4, "R1 R2 R3 R4 R1 R3 R5");
@@ -253,7 +254,7 @@ mod tests {
         assert_eq!(o.hit_count(), 1);
     }
 
-    /// policies.md §1.3 vector 3: a dirty victim is written back.
+    /// Hand-worked vector 3: a dirty victim is written back.
     #[test]
     fn spec_vector_3() {
         let o = run::<Clock>(3, &ClockParams::default(), 4, "W1 R2 R3 R4");
@@ -268,8 +269,8 @@ mod tests {
         p.set("insert_ref", "0").unwrap();
         assert_eq!(p.insert_ref, 0);
     }
-    /// Drive `ops` (kind 0/1 read, 2 write, 3 trim; page) through CLOCK and the §0.6
-    /// deque model with removal; compare hits, events and sizes at every step.
+    /// Drive `ops` (kind 0/1 read, 2 write, 3 trim; page) through CLOCK and the deque
+    /// model (front = hand) with removal; compare hits, events and sizes at every step.
     fn check_against_model(ops: &[(u8, u32)], cap: u32, ir: u32) -> Result<(), String> {
         use crate::testutil::Recorder;
         let params = ClockParams { insert_ref: ir };
@@ -328,7 +329,7 @@ mod tests {
         Ok(())
     }
 
-    /// The ring buffer with tombstones behaves exactly like the §0.6 deque model with
+    /// The ring buffer with tombstones behaves exactly like the deque model with
     /// removal, under any mix of accesses and trims.
     #[test]
     fn matches_the_deque_model_with_trims() {

@@ -1,7 +1,7 @@
 //! CLOCK-Pro: CLOCK with LIRS-style reuse distances.
 //!
 //! S. Jiang, F. Chen and X. Zhang, "CLOCK-Pro: An Effective Improvement of the CLOCK
-//! Replacement", USENIX ATC 2005, Section 3; `reference/policies.md` §3.5.
+//! Replacement", USENIX ATC 2005, Section 3.
 //!
 //! One circular list holds hot pages, resident cold pages and non-resident cold pages
 //! in their test period. HAND_cold frees frames (evicting unreferenced cold pages,
@@ -14,14 +14,16 @@
 //! Resolved details:
 //! * The list is a deque in sweep order; "the list head" is the position just behind
 //!   HAND_hot, so a newly inserted or moved page is the last one HAND_hot reaches.
-//! * Initial `m_c = max(1, round(cold_ratio * C))`, default ratio 0.01 (spec §3.5:
-//!   the paper's initial value is not in our sources), bounded to `[1, max(1, C-1)]`.
+//! * Initial `m_c = max(1, round(cold_ratio * C))`, default ratio 0.01 (wafer's
+//!   choice, mirroring LIRS: the paper's initial value is not in our sources), bounded
+//!   to `[1, max(1, C-1)]`.
 //! * A miss on a non-resident test page first adapts `m_c`, then frees a frame; the
 //!   page becomes hot (reference bit 0) even if the freeing sweep ended its test
 //!   period meanwhile. Afterwards HAND_hot runs while #hot exceeds `C - m_c`.
 //! * HAND_hot moves HAND_test along when it passes it.
 //! * No published hand-computed vectors exist in our sources; the tests check the
-//!   spec's properties (once-only accesses behave as FIFO; a loop of C+1 pages hits).
+//!   properties the algorithm implies (once-only accesses behave as FIFO; a loop of
+//!   C+1 pages hits).
 //!
 //! Speed: HAND_cold only ever stops at resident cold pages, but they are a small
 //! share of the ring (`m_c` of C), so stepping over hot and non-resident entries

@@ -1,8 +1,9 @@
 //! CRAW: clock with separate read and write areas, adapted by the write/read cost ratio.
 //!
-//! Source: S. Lee, H. Bahn, K. G. Shin, "Cost-aware replacement for flash-memory-based
-//! virtual memory" (CRAW), Journal of Computing Science and Engineering 8(3), 2014
-//! (seed paper 002, Sections IV-V, Figs. 6-8); specified in `reference/policies.md` §9.
+//! Source: H. Lee, H. Bahn, K. G. Shin, "Page Replacement for Write References in NAND
+//! Flash Based Virtual Memory Systems" (CRAW), Journal of Computing Science and
+//! Engineering 8(3), 2014 (paper 002, Sections IV-V, Figs. 6-8), with the resolutions
+//! below.
 //! The machine is [`CrawCore`]; this file is the policy and its documentation.
 //!
 //! Memory of S frames is split into three CLOCK areas: R (read pages), W1 (written once
@@ -13,7 +14,7 @@
 //! area by one frame at R's expense; every c-th read-ghost hit grows R by one frame at
 //! the W areas' expense (half each), so a read miss weighs 1/c of a write miss.
 //!
-//! Resolved ambiguities (`reference/policies.md` §9.3, paper 002 Sec. IV):
+//! Resolved ambiguities (wafer's reading of paper 002 Sec. IV):
 //! * A `dirty` flag separate from the write bit (the write bit is a recency mark the
 //!   W scan clears); a page is written back iff dirty when it leaves memory.
 //! * ratio(X) = |X| / S_X; an empty area is never chosen; S_X = 0 with |X| > 0 is
@@ -32,7 +33,7 @@
 //!   `write_miss_fetch = true` to reproduce it (the policy itself emits no reads).
 //! * A write fault is not linked into R and a read fault not into W; cross-linking
 //!   happens only through bits found by scans (Sec. IV-B).
-//! * Beyond the spec: a trim removes the page from every area and ghost list.
+//! * Beyond the paper: a trim removes the page from every area and ghost list.
 //!
 //! | parameter | default | meaning |
 //! |---|---|---|
@@ -55,7 +56,7 @@ impl Policy for Craw {
     const NAME: &'static str = "craw";
     const SUMMARY: &'static str =
         "clock read area + write areas (once / many), sizes adapted by ghost hits weighted by the write/read cost ratio";
-    const CITATION: &'static str = "S. Lee, H. Bahn, K. G. Shin, \"Cost-aware replacement for flash-memory-based virtual memory\", Journal of Computing Science and Engineering 8(3), 2014.";
+    const CITATION: &'static str = "H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\", Journal of Computing Science and Engineering 8(3), 2014.";
     const FLASH_AWARE: bool = true;
 
     fn new(capacity: u32, params: &CrawParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
@@ -124,8 +125,9 @@ mod tests {
         }
     }
 
-    /// policies.md §9.5 CRAW-1: reclaim choice by ratio, W1' hit promotes to W2 and
-    /// moves a frame from R to W1, every c-th R' hit moves a frame back.
+    /// Hand-worked vector CRAW-1 (after Sec. IV and Fig. 9): reclaim choice by ratio,
+    /// W1' hit promotes to W2 and moves a frame from R to W1, every c-th R' hit moves a
+    /// frame back.
     #[test]
     fn craw_1() {
         let o = run_ctx::<Craw>(4, &c(2.0), &ctx(), "R1 R2 W3 W4 R5 W3 R3 R6 R1 R2");
@@ -156,7 +158,7 @@ mod tests {
         assert_eq!(d, [3, 4]);
     }
 
-    /// policies.md §9.5 CRAW-2: a page shared by R and W1 takes two reclaim calls to
+    /// Hand-worked vector CRAW-2: a page shared by R and W1 takes two reclaim calls to
     /// leave; a desired size of 0 makes its area's ratio infinite.
     #[test]
     fn craw_2() {

@@ -1,8 +1,8 @@
 //! CRAW-A: CRAW whose first area holds every referenced page (paper 002 Sec. VI-A).
 //!
-//! Source: S. Lee, H. Bahn, K. G. Shin, JCSE 8(3), 2014, Section VI-A; specified in
-//! `reference/policies.md` §9.4. Everything of [`super::craw`] holds, with these
-//! changes:
+//! Source: H. Lee, H. Bahn, K. G. Shin, "Page Replacement for Write References in NAND
+//! Flash Based Virtual Memory Systems", JCSE 8(3), 2014, Section VI-A. Everything of
+//! [`super::craw`] holds, with these changes:
 //! * the read area R becomes T, the *total reference area*, and the read bit becomes
 //!   a reference bit set by reads **and** writes (the write bit keeps its meaning);
 //! * a write fault enters W (W1, or W2 after a W-ghost hit) **and** T, with the
@@ -46,7 +46,7 @@ impl Policy for CrawA {
     const NAME: &'static str = "craw-a";
     const SUMMARY: &'static str =
         "CRAW with a total reference area (reads and writes) in place of the read area";
-    const CITATION: &'static str = "S. Lee, H. Bahn, K. G. Shin, \"Cost-aware replacement for flash-memory-based virtual memory\", Journal of Computing Science and Engineering 8(3), 2014, Section VI-A.";
+    const CITATION: &'static str = "H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\", Journal of Computing Science and Engineering 8(3), 2014, Section VI-A.";
     const FLASH_AWARE: bool = true;
 
     fn new(capacity: u32, params: &CrawAParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {

@@ -1,11 +1,12 @@
-//! The machine shared by CRAW and CRAW-A (paper 002, Lee/Bahn/Shin, JCSE 2014;
-//! `reference/policies.md` §9): three CLOCK areas over one set of frames, three FIFO
-//! ghost lists, and cost-weighted adaptation of the areas' desired sizes.
+//! The machine shared by CRAW and CRAW-A (paper 002: H. Lee, H. Bahn, K. G. Shin, "Page
+//! Replacement for Write References in NAND Flash Based Virtual Memory Systems", JCSE
+//! 8(3), 2014): three CLOCK areas over one set of frames, three FIFO ghost lists, and
+//! cost-weighted adaptation of the areas' desired sizes.
 //!
 //! The two policies differ only in the first area and the bit that guards it:
 //! * CRAW ([`super::craw`]): the read area R, guarded by a read bit set by reads;
 //! * CRAW-A ([`super::craw_a`]): the total reference area T, guarded by a reference
-//!   bit set by reads and writes, and a write fault also enters T (§9.4).
+//!   bit set by reads and writes, and a write fault also enters T (Sec. VI-A).
 //!
 //! Both are this one type with the flag `all_refs`; the docs of the two policy files
 //! list the resolved ambiguities. Here "R" names the first area in either mode.
@@ -27,10 +28,11 @@ pub struct CrawParams {
     /// Cost ratio `c = t_w / t_r`; `None` = from the run's cost model.
     pub c: Option<f64>,
     /// Write a dirty page back (and mark it clean) when it is unlinked from W while
-    /// still linked in R, instead of when it finally leaves memory (§9.3 (h)).
+    /// still linked in R, instead of when it finally leaves memory (an option beside
+    /// [`super::craw`]'s "written back iff dirty when it leaves memory").
     pub clean_on_w_unlink: bool,
     /// CRAW-A only: a write fault on a page in T' adapts the sizes as a read fault
-    /// there would (§9.4); ignored by CRAW.
+    /// there would (Fig. 16 is not in our copy; see [`super::craw_a`]); ignored by CRAW.
     pub write_fault_adapts_t: bool,
 }
 
@@ -282,7 +284,7 @@ impl CrawCore {
         self.bits[p] &= !WB;
         if self.all_refs {
             // CRAW-A: "if a page is written, it is included into both the total
-            // reference area and the write area" (§9.4).
+            // reference area and the write area" (Sec. VI-A).
             self.add_read(page, self.write_fault_adapts);
         }
     }
@@ -359,7 +361,7 @@ impl CrawCore {
         loop {
             let list = if w2 { &mut self.w2 } else { &mut self.w1 };
             let Some(p) = list.head() else {
-                return; // the area emptied during its own scan: re-select (§9.3 (e))
+                return; // the area emptied during its own scan: re-select (see craw.rs)
             };
             let i = p as usize;
             list.move_to_back(&mut self.lw, p);
@@ -395,7 +397,8 @@ impl CrawCore {
         }
     }
 
-    /// A scan links `p` into W1: drop any stale W ghost entry without adapting (§9.3 (d)).
+    /// A scan links `p` into W1: drop any stale W ghost entry without adapting (only
+    /// faults adapt; see [`super::craw`]).
     fn link_w1_by_scan(&mut self, p: u32) {
         let i = p as usize;
         if self.flags[i] & IN_W1G != 0 {
@@ -407,7 +410,8 @@ impl CrawCore {
         self.flags[i] = (self.flags[i] & !IN_WG) | IN_W1;
     }
 
-    /// A scan links `p` into R: drop any stale R' entry without adapting (§9.3 (d)).
+    /// A scan links `p` into R: drop any stale R' entry without adapting (only faults
+    /// adapt; see [`super::craw`]).
     fn link_r_by_scan(&mut self, p: u32) {
         let i = p as usize;
         if self.flags[i] & IN_RG != 0 {

@@ -2,24 +2,25 @@
 //!
 //! Source: H. Jo, J.-U. Kang, S.-Y. Park, J.-S. Kim, J. Lee, "FAB: flash-aware buffer
 //! management policy for portable media players", IEEE Trans. Consumer Electronics
-//! 52(2), 2006; specified in `reference/policies.md` §5.1.
+//! 52(2), 2006, with the resolution below.
 //!
 //! Pages are grouped by erase block; the groups form a block-level LRU list. Any hit
 //! moves the page's group to the MRU end (a write makes the page dirty). A miss on a
 //! full cache evicts the group with the **largest number of pages**, the LRU one among
-//! equals (paper 002 §II: "the LRU order is used as a tie-breaker"), then inserts the
-//! page into its group and makes that group MRU. The whole victim group leaves: dirty
-//! pages are written in ascending page order as one eviction group, clean pages are
-//! dropped.
+//! equals (paper 002, H. Lee, H. Bahn, K. G. Shin, JCSE 8(3), 2014, Sec. II: "the LRU
+//! order is used as a tie-breaker"), then inserts the page into its group and makes
+//! that group MRU. The whole victim group leaves: dirty pages are written in ascending
+//! page order as one eviction group, clean pages are dropped.
 //!
-//! Resolved ambiguity (§5.1): what the count counts.
+//! Resolved ambiguity: what the count counts.
 //! * `count = all` (default): every resident page, as in the original FAB, which caches
 //!   reads and writes in one buffer ("largest number of buffers", paper 002).
-//! * `count = dirty`: dirty pages only, as paper 001 §1 summarises FAB ("an erase block
-//!   including the largest number of dirty pages"); groups without dirty pages go in
-//!   LRU order. The whole group is still evicted, clean pages included.
+//! * `count = dirty`: dirty pages only, as paper 001 (Kang, Min, Eom, IEICE Trans. Inf.
+//!   & Syst. E97-D(9), 2014, Sec. 1) summarises FAB ("an erase block including the
+//!   largest number of dirty pages"); groups without dirty pages go in LRU order. The
+//!   whole group is still evicted, clean pages included.
 //!
-//! Beyond the spec: a trim lowers its group's count without touching recency; the
+//! Beyond the paper: a trim lowers its group's count without touching recency; the
 //! group is re-placed among the groups of its new count by its last-touch stamp, so
 //! the LRU tie-break stays exact.
 //!
@@ -228,8 +229,8 @@ mod tests {
     use super::*;
     use crate::testutil::{run, Ev};
 
-    /// policies.md §5.1 vector 1: the block with the most pages goes whole, clean page
-    /// dropped and dirty page written as one group, in ascending page order.
+    /// Hand-worked vector 1 (ppb = 4, C = 4): the block with the most pages goes whole,
+    /// clean page dropped and dirty page written as one group, in ascending page order.
     #[test]
     fn spec_vector_1_largest_block() {
         let o = run::<Fab>(4, &FabParams::default(), 4, "R0 W1 R4 W8 R9");
@@ -239,7 +240,7 @@ mod tests {
         assert_eq!(o.policy.len(), 3);
     }
 
-    /// policies.md §5.1 vector 2: equal counts are broken by LRU block order.
+    /// Hand-worked vector 2 (C = 2): equal counts are broken by LRU block order.
     #[test]
     fn spec_vector_2_lru_tie_break() {
         let o = run::<Fab>(2, &FabParams::default(), 4, "R0 R4 R8 R0");

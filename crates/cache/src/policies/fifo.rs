@@ -1,9 +1,8 @@
 //! FIFO: evict the page that entered the cache first.
 //!
-//! `reference/policies.md` §1.2: LRU without the move on a hit. A miss on a full cache
-//! evicts the oldest page (written back if dirty); the new page enters at the young
-//! end. Matches libCacheSim's `FIFO` (checked against its miss counts on CloudPhysics,
-//! `tests/parity.rs`).
+//! LRU without the move on a hit. A miss on a full cache evicts the oldest page
+//! (written back if dirty); the new page enters at the young end. Matches libCacheSim's
+//! `FIFO` (checked against its miss counts on CloudPhysics, `tests/parity.rs`).
 //!
 //! Per page: two `u32` links and one state byte. O(1) per access.
 //!
@@ -120,7 +119,7 @@ mod tests {
     use crate::policies::lru::{Lru, LruParams};
     use crate::testutil::{run, Ev};
 
-    /// policies.md §1.2: `R4` evicts 1, then `R1` misses and evicts 2.
+    /// Hand-worked vector (C = 3): `R4` evicts 1, then `R1` misses and evicts 2.
     #[test]
     fn spec_vector() {
         let o = run::<Fifo>(3, &FifoParams::default(), 4, "R1 R2 R3 R1 R4 R1");

@@ -3,36 +3,38 @@
 //!
 //! Source: B. Debnath, S. Subramanya, D. Du, D. J. Lilja, "Large block CLOCK (LB-CLOCK):
 //! a write caching algorithm for solid state disks", IEEE MASCOTS 2009; as described in
-//! seed paper 000 (TS-CLOCK, Sec. II: "select a block including the largest number of
-//! pages and evict all pages in the block"). Specified in `reference/policies.md` §5.3
-//! ("LB-CLOCK (spec v1)": label results so until checked against the MASCOTS paper).
+//! paper 000 (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement
+//! Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014, Sec. II: "select a
+//! block including the largest number of pages and evict all pages in the block").
+//! wafer's version is "LB-CLOCK (spec v1)": label results so until checked against the
+//! MASCOTS 2009 paper.
 //!
-//! Core (§5.3, from the abstract and paper 000): the groups form a clock ring, each
-//! with a recency bit. An access sets its group's bit. A miss on a full cache sweeps
-//! the hand, clearing set bits, until it rests on a group whose bit is clear; the
-//! victim is then, among **all** groups with a clear bit, the one with the most
+//! Core (from the 2009 paper's abstract and paper 000): the groups form a clock ring,
+//! each with a recency bit. An access sets its group's bit. A miss on a full cache
+//! sweeps the hand, clearing set bits, until it rests on a group whose bit is clear;
+//! the victim is then, among **all** groups with a clear bit, the one with the most
 //! resident pages (ties: the first met from the hand onward). The whole group leaves
 //! (dirty pages written in ascending page order as one eviction group, clean pages
-//! dropped) and the hand stays on the group after it. A new group goes just behind
-//! the hand with its bit set.
+//! dropped) and the hand stays on the group after it. A new group goes just behind the
+//! hand with its bit set.
 //!
-//! Reconstructed heuristics (§5.3 \[R\]; each a switch, default on; **not verified
+//! Reconstructed heuristics (wafer's own; each a switch, default on; **not verified
 //! against the original paper**):
-//! * `h1` (sequential writes, the WOW rule): a write that continues a sequential
-//!   stream in its block does not set the block's recency bit. The spec's wording is
-//!   "a write to page x whose block already holds x−1"; this implementation detects
-//!   the stream as "the previous write to this block (since its group was created)
-//!   was to x−1", which needs 4 bytes per block instead of a resident-page lookup and
-//!   is the same on sequential streams. It differs when x−1 was read into the cache
-//!   or written long before other writes to the block.
+//! * `h1` (sequential writes, the WOW rule): a write that continues a sequential stream
+//!   in its block does not set the block's recency bit. The rule as first reconstructed
+//!   reads "a write to page x whose block already holds x−1"; this implementation
+//!   detects the stream as "the previous write to this block (since its group was
+//!   created) was to x−1", which needs 4 bytes per block instead of a resident-page
+//!   lookup and is the same on sequential streams. It differs when x−1 was read into
+//!   the cache or written long before other writes to the block.
 //! * `h2` (full block): a write that makes its group hold all ppb pages clears the
 //!   group's recency bit, making it a top-priority candidate.
 //!
-//! Scope (§5.3): in paper 000 LB-CLOCK is the host buffer cache, so `unified = true`
-//! (default) caches reads too: a read miss allocates a clean page, which counts toward
-//! the group's size and is dropped with it. `unified = false` is the SSD write cache
-//! of the original paper: reads bypass (a read miss allocates nothing; a read hit is
-//! served from the cache and leaves the recency bits alone, as in BPLRU).
+//! Scope: in paper 000 LB-CLOCK is the host buffer cache, so `unified = true` (default)
+//! caches reads too: a read miss allocates a clean page, which counts toward the
+//! group's size and is dropped with it. `unified = false` is the SSD write cache of the
+//! original paper: reads bypass (a read miss allocates nothing; a read hit is served
+//! from the cache and leaves the recency bits alone, as in BPLRU).
 //!
 //! | parameter | default | meaning |
 //! |---|---|---|
@@ -336,8 +338,9 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §5.3 vector 1: the hand clears every bit, then the largest
-    /// recency-0 block (B0, 2 pages) goes whole; the new group goes behind the hand.
+    /// Hand-worked vector 1 (ppb = 4, C = 4): the hand clears every bit, then the
+    /// largest recency-0 block (B0, 2 pages) goes whole; the new group goes behind the
+    /// hand.
     #[test]
     fn spec_vector_1() {
         let o = run::<LbClock>(4, &core_only(), 4, "W0 W1 W4 W8 W2");
@@ -345,7 +348,7 @@ mod tests {
         assert_eq!(ring(&o.policy), [(1, false), (2, false), (0, true)]);
     }
 
-    /// policies.md §5.3 vector 2: a recency-1 group (B0') is no candidate even when
+    /// Hand-worked vector 2: a recency-1 group (B0') is no candidate even when
     /// the hand passes over it only later; B1 (2 pages) beats B2 (1 page).
     #[test]
     fn spec_vector_2() {

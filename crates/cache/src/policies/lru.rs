@@ -1,7 +1,7 @@
 //! LRU: evict the least recently used page.
 //!
-//! The textbook policy (`reference/policies.md` §1.1). A hit moves the page to the MRU
-//! end; a miss on a full cache evicts the LRU tail (written back if dirty).
+//! The textbook policy. A hit moves the page to the MRU end; a miss on a full cache
+//! evicts the LRU tail (written back if dirty).
 //! Per page: two `u32` links and one dirty byte. O(1) per access.
 
 use crate::list::{IndexList, Links};
@@ -118,7 +118,7 @@ mod tests {
     use super::*;
     use crate::testutil::{run, Ev};
 
-    /// policies.md §1.1 vector 1.
+    /// Hand-worked vector 1 (C = 3).
     #[test]
     fn spec_vector_1() {
         let o = run::<Lru>(3, &LruParams::default(), 4, "R1 R2 R3 R1 R4");
@@ -126,7 +126,7 @@ mod tests {
         assert_eq!(o.evictions(), [2]);
     }
 
-    /// policies.md §1.1 vector 2: dirty eviction and dirty_at_end.
+    /// Hand-worked vector 2: dirty eviction and dirty_at_end.
     #[test]
     fn spec_vector_2() {
         let o = run::<Lru>(3, &LruParams::default(), 4, "W1 R2 R3 R4 W2 R1");

@@ -1,19 +1,19 @@
 //! LRU-WSR: LRU that gives a dirty page one more trip through the list before it is
 //! written back (write sequence reordering).
 //!
-//! `reference/policies.md` §4.3. One LRU list; every page carries a dirty flag and a
-//! `cold` flag that only matters for dirty pages. A hit moves the page to the MRU end
-//! and, if the page is dirty after the access, clears `cold`. A new page enters at the
-//! MRU end with `cold = 0`. To make room, the policy looks at the LRU page: a clean
-//! page is evicted; a dirty page with `cold = 1` is written back and evicted; a dirty
-//! page with `cold = 0` gets `cold = 1`, moves to the MRU end, and the next LRU page is
-//! examined. Clean pages therefore leave first unless a dirty page has gone a full
-//! trip round the list without a hit.
+//! One LRU list; every page carries a dirty flag and a `cold` flag that only matters
+//! for dirty pages. A hit moves the page to the MRU end and, if the page is dirty after
+//! the access, clears `cold`. A new page enters at the MRU end with `cold = 0`. To make
+//! room, the policy looks at the LRU page: a clean page is evicted; a dirty page with
+//! `cold = 1` is written back and evicted; a dirty page with `cold = 0` gets `cold =
+//! 1`, moves to the MRU end, and the next LRU page is examined. Clean pages therefore
+//! leave first unless a dirty page has gone a full trip round the list without a hit.
 //!
-//! Resolved ambiguity (§4.3): a hit on a dirty page clears `cold` whether the hit is a
-//! read or a write. That is the original paper's rule ("if it is a dirty page, LRU-WSR
-//! clears the cold flag"), and paper 002's summary (Sec. II, on its reference \[17\])
-//! says the same. A write hit on a clean page makes it dirty with `cold = 0`.
+//! Resolved ambiguity: a hit on a dirty page clears `cold` whether the hit is a read or
+//! a write. That is the original paper's rule ("if it is a dirty page, LRU-WSR clears
+//! the cold flag"), and paper 002's summary (H. Lee, H. Bahn, K. G. Shin, JCSE 8(3),
+//! 2014, Sec. II, on its reference \[17\]) says the same. A write hit on a clean page
+//! makes it dirty with `cold = 0`.
 //!
 //! Cost: O(1) per hit; a miss is amortised O(1), since every dirty page the victim
 //! search sends back to the MRU end had its `cold` flag cleared by an earlier access
@@ -104,7 +104,7 @@ impl Policy for LruWsr {
         let s = self.state[p as usize];
         if s & RESIDENT != 0 {
             let ns = s | write;
-            // A dirty page after the access is hot again (§4.3).
+            // A dirty page after the access is hot again (the resolved ambiguity above).
             self.state[p as usize] = if ns & DIRTY != 0 { ns & !COLD } else { ns };
             self.list.move_to_front(&mut self.links, p);
             return true;
@@ -171,8 +171,9 @@ mod tests {
             .collect()
     }
 
-    /// policies.md §4.3 vector 1: the hot dirty page 1 survives one eviction (it turns
-    /// cold and goes to MRU), then is written back when it reaches the LRU end again.
+    /// Hand-worked vector 1 (C = 3): the hot dirty page 1 survives one eviction (it
+    /// turns cold and goes to MRU), then is written back when it reaches the LRU end
+    /// again.
     #[test]
     fn spec_vector_1() {
         let o = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4 R5 R6");
@@ -188,8 +189,8 @@ mod tests {
         assert_eq!(o.hit_count(), 0);
     }
 
-    /// policies.md §4.3 vector 2: a write hit makes the cold dirty page hot again, so it
-    /// gets another second chance when it reaches the LRU end.
+    /// Hand-worked vector 2 (C = 3): a write hit makes the cold dirty page hot again,
+    /// so it gets another second chance when it reaches the LRU end.
     #[test]
     fn spec_vector_2() {
         let o = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4 W1 R5 R6 R7");
@@ -203,7 +204,8 @@ mod tests {
         );
     }
 
-    /// A read hit on a cold dirty page also clears `cold` (§4.3's resolved ambiguity).
+    /// A read hit on a cold dirty page also clears `cold` (the module's resolved
+    /// ambiguity).
     #[test]
     fn read_hit_on_dirty_page_clears_cold() {
         // After R4: 3, 1c, 4. R1 hits 1 (dirty, cold) -> hot. R5 evicts 3, R6 evicts 4,

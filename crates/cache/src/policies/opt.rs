@@ -1,14 +1,16 @@
 //! Belady's MIN (OPT): evict the resident page whose next use is farthest away.
 //!
-//! `reference/policies.md` §10.1. Offline: the engine computes every access's next use
-//! in one backward pass and hands it over in [`Access::next_use`]. MIN minimises the
-//! number of misses of a demand-fetch cache, so its hit ratio is an upper bound for
-//! every other policy at the same size. It ignores dirtiness (dirty victims are
-//! written back as usual): it is **not** a bound on writes or on I/O time (a
-//! write-back-aware optimum is NP-hard, §10.2).
+//! Offline: the engine computes every access's next use in one backward pass and hands
+//! it over in [`Access::next_use`]. MIN minimises the number of misses of a
+//! demand-fetch cache, so its hit ratio is an upper bound for every other policy at the
+//! same size. It ignores dirtiness (dirty victims are written back as usual): it is
+//! **not** a bound on writes or on I/O time (a write-back-aware optimum is NP-hard:
+//! N. Beckmann, P. B. Gibbons, B. Haeupler, C. McGuffey, "Writeback-Aware Caching", SIAM
+//! APOCS 2020).
 //!
 //! Resolved details:
-//! * Ties (several pages never used again) go to the lowest page key (§0.5).
+//! * Ties (several pages never used again) go to the lowest page key (wafer's
+//!   tie-break wherever an algorithm leaves one open).
 //! * Priority queue: a binary max-heap of (next use, page) with lazy deletion; an entry
 //!   is live while its page is resident and its next use is the page's current one.
 //!   The heap is compacted when stale entries outnumber live ones, so it holds at
@@ -175,7 +177,7 @@ mod tests {
     use super::*;
     use crate::testutil::run;
 
-    /// policies.md §10.1: the classic 7-fault result for 3 frames.
+    /// Hand-worked vector: the classic 7-fault result for 3 frames.
     #[test]
     fn spec_vector() {
         let o = run::<Opt>(

@@ -14,7 +14,7 @@
 //! * From M: a tail with a non-zero counter is reinserted at the head with the counter
 //!   decremented; a tail at zero is evicted.
 //!
-//! Resolved details (libCacheSim parameters of `reference/libcachesim-parity.md`):
+//! Resolved details (the parameters libCacheSim's S3-FIFO uses):
 //! * Small size `max(1, floor(small_ratio * C))`, main size `C - small`; the ghost holds
 //!   `max(1, floor(ghost_ratio * C))` ids (default 0.9: "as many entries as M").
 //! * A page promoted from S to M starts there with counter 0, like every page entering

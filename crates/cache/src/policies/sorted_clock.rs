@@ -1,11 +1,14 @@
 //! Sorted-Clock (= Sp.Clock): CLOCK whose hand sweeps the resident pages in ascending
 //! page order, so dirty victims reach storage in address order.
 //!
-//! Sources: Sorted-Clock of paper 003 ("combines the idea of Circular-SCAN … and
+//! Sources: Sorted-Clock of paper 003 (the short paper that proposes Sorted-Clock and
+//! Sorted-Clock-WSR for smart-phone flash storage, evaluated with a virtual-memory
+//! simulator and a workload player; it "combines the idea of Circular-SCAN … and
 //! Clock", after WOW, Gill & Modha, FAST 2005); the same algorithm is the Sp.Clock
-//! baseline of papers 000 and 001 (Kim, Ryu & Ramachandran, SpatialClock, SIGMETRICS
-//! 2012), which "manages page frames by logical sector number rather than recency
-//! order"; specified in `reference/policies.md` §6.1.
+//! baseline (Kim, Ryu & Ramachandran, SpatialClock, SIGMETRICS 2012) of papers 000 and
+//! 001 (TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014; BUA: Kang, Min, Eom, IEICE Trans.
+//! Inf. & Syst. E97-D(9), 2014), where Sp.Clock "manages page frames by logical sector
+//! number rather than recency order".
 //!
 //! Every resident page has a reference bit; clean and dirty pages are treated alike
 //! (paper 000: "Sp.Clock does not exploit asymmetric read and write operation
@@ -15,16 +18,17 @@
 //! a clear bit is the victim (written back if dirty) and h becomes its key + 1. The new
 //! page is inserted at its sorted position.
 //!
-//! Resolved ambiguities (§6.1):
+//! Resolved ambiguities:
 //! * (a) The hand is a page-key *position*, not a pointer: a new page with key >= h is
 //!   met later in the current sweep, one below h only after the wrap (Circular-SCAN).
 //!   The initial null hand is position 0, i.e. "the smallest resident page".
 //! * (b) `insert_ref` (the bit of a new page): WOW uses 0, papers 000/001 do not say;
 //!   default 1, as CLOCK and TS-CLOCK here.
 //! * (c) WOW's "no recency bit on sequential hits" is not part of Sp.Clock as the
-//!   seeds describe it; `seq_no_ref = true` turns it on. A hit is *sequential* when
-//!   its key follows the key of the previous access by one (a reconstruction: WOW
-//!   detects sequential streams at the granularity of its write groups).
+//!   papers 000, 001 and 003 describe it; `seq_no_ref = true` turns it on. A hit is
+//!   *sequential* when its key follows the key of the previous access by one (a
+//!   reconstruction: WOW detects sequential streams at the granularity of its write
+//!   groups).
 //!
 //! | parameter | default | meaning |
 //! |---|---|---|
@@ -99,10 +103,11 @@ impl ParamSet for SortedClockParams {
 const RESIDENT: u8 = 1;
 const DIRTY: u8 = 2;
 const REF: u8 = 4;
-/// Sorted-Clock-WSR's cold flag (§6.2); never set when `WSR` is false.
+/// Sorted-Clock-WSR's cold flag ([`super::sorted_clock_wsr`]); never set when `WSR` is
+/// false.
 const COLD: u8 = 8;
 
-/// Sorted-Clock, with Sorted-Clock-WSR's cold flag when `WSR` is true (§6.2).
+/// Sorted-Clock, with Sorted-Clock-WSR's cold flag when `WSR` is true.
 #[derive(Debug)]
 pub struct SortedCore<const WSR: bool> {
     cap: u32,
@@ -151,7 +156,7 @@ impl<const WSR: bool> SortedCore<WSR> {
                 n |= REF;
             }
             if WSR && n & DIRTY != 0 {
-                // §6.2: cold = 0 when a page becomes dirty and on any hit to a dirty page.
+                // WSR: cold = 0 when a page becomes dirty and on any hit to a dirty page.
                 n &= !COLD;
             }
             self.st[pi] = n;
@@ -166,7 +171,7 @@ impl<const WSR: bool> SortedCore<WSR> {
         false
     }
 
-    /// Sweep from the hand to the victim (§6.1; with the cold test of §6.2 after the
+    /// Sweep from the hand to the victim (with Sorted-Clock-WSR's cold test after the
     /// reference test when `WSR`), drop it and leave the hand just past its key.
     fn evict<S: IoSink>(&mut self, io: &mut S) {
         let mut c = self.ring.seek(self.hand).expect("a full cache has pages");
@@ -304,8 +309,8 @@ pub(crate) mod tests {
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
 
-    /// §6.1 vector (C = 3, insert_ref = 1): ev2, ev5, ev8, WB9 with the hand at 3, 6,
-    /// 9, 10 after them.
+    /// Hand-worked vector (C = 3, insert_ref = 1): ev2, ev5, ev8, WB9 with the hand at
+    /// 3, 6, 9, 10 after them.
     #[test]
     fn spec_vector() {
         let p = SortedClockParams::default();
@@ -325,7 +330,8 @@ pub(crate) mod tests {
         assert_eq!(o.policy.0.pages(), [1, 3, 4]);
     }
 
-    /// §6.2's trace under plain Sorted-Clock: the dirty page 2 goes first.
+    /// Sorted-Clock-WSR's hand-worked trace under plain Sorted-Clock: the dirty page 2
+    /// goes first.
     #[test]
     fn wsr_trace_without_wsr() {
         let o = run::<SortedClock>(3, &SortedClockParams::default(), 4, "W2 R5 R8 R1");
@@ -377,8 +383,9 @@ pub(crate) mod tests {
         assert!(p.seq_no_ref);
     }
 
-    /// A direct transcription of the §6.1 / §6.2 pseudo-code over a `BTreeMap`
-    /// (page -> (ref, dirty, cold)), the model the fast ring is checked against.
+    /// A direct transcription of the algorithm (module docs of this file and of
+    /// `sorted_clock_wsr.rs`) over a `BTreeMap` (page -> (ref, dirty, cold)), the model
+    /// the fast ring is checked against.
     /// Returns the pages dropped, in order, with `true` for a write-back.
     pub(crate) fn model(cap: usize, wsr: bool, trace: &[(Op, u32)]) -> Vec<(u32, bool)> {
         let mut m: BTreeMap<u32, (bool, bool, bool)> = BTreeMap::new();

@@ -1,20 +1,20 @@
 //! Sorted-Clock-WSR: Sorted-Clock that gives dirty pages a second chance, as LRU-WSR
 //! does.
 //!
-//! Source: paper 003 (Sorted-Clock-WSR "borrows the idea of preferential treatment for
-//! dirty pages from LRU-WSR, in addition to ordering writes"; LRU-WSR: H. Jung et al.,
-//! IEEE Trans. Consumer Electronics 54(3), 2008); specified in
-//! `reference/policies.md` §6.2. Everything of [`super::sorted_clock`] holds (key-order
-//! sweep with a wrapping hand kept as a key position, `insert_ref`, `seq_no_ref`), plus
-//! a `cold` flag on dirty pages:
+//! Source: paper 003, the Sorted-Clock paper (see [`super::sorted_clock`]);
+//! Sorted-Clock-WSR "borrows the idea of preferential treatment for dirty pages from
+//! LRU-WSR, in addition to ordering writes" (LRU-WSR: H. Jung et al., IEEE Trans.
+//! Consumer Electronics 54(3), 2008). Everything of [`super::sorted_clock`] holds
+//! (key-order sweep with a wrapping hand kept as a key position, `insert_ref`,
+//! `seq_no_ref`), plus a `cold` flag on dirty pages:
 //! * `cold = 0` when a page becomes dirty and on any hit to a dirty page;
 //! * in the sweep, after the reference-bit test, a dirty page with a clear bit and
 //!   `cold = 0` gets `cold = 1` and is passed;
 //! * the victim is the first page with a clear bit that is clean, or dirty and cold.
 //!
-//! Resolved ambiguity (§6.2): the order of the two tests. The reference bit is tested
-//! first, then `cold`, so a dirty page must go untouched for two sweeps before it is
-//! evicted — LRU-WSR's intent.
+//! Resolved ambiguity: the order of the two tests. The reference bit is tested first,
+//! then `cold`, so a dirty page must go untouched for two sweeps before it is evicted —
+//! LRU-WSR's intent.
 //!
 //! Parameters, representation, cost and memory: as Sorted-Clock.
 
@@ -70,8 +70,8 @@ mod tests {
     use crate::testutil::{parse, run, Ev};
     use rand::SeedableRng;
 
-    /// §6.2 vector (C = 3, insert_ref = 1): the dirty page 2 is passed once (cold),
-    /// so ev5, ev8 come first and 2 is written back at R4.
+    /// Hand-worked vector (C = 3, insert_ref = 1): the dirty page 2 is passed once
+    /// (cold), so ev5, ev8 come first and 2 is written back at R4.
     #[test]
     fn spec_vector() {
         let o = run::<SortedClockWsr>(3, &SortedClockParams::default(), 4, "W2 R5 R8 R1");

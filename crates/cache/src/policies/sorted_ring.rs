@@ -1,6 +1,6 @@
 //! The key-ordered ring of Sorted-Clock and Sorted-Clock-WSR: resident pages in
 //! ascending page-key order, swept by a hand that wraps from the highest key to the
-//! lowest (Circular-SCAN, `reference/policies.md` §6).
+//! lowest (Circular-SCAN, as in WOW: Gill & Modha, FAST 2005).
 //!
 //! Representation: a B+-tree of height two. Pages sit in buckets of at most
 //! [`BUCKET`] (key, page) entries, each bucket sorted, the buckets ordered by their

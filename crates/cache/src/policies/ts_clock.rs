@@ -1,7 +1,11 @@
 //! TS-CLOCK: temporal and spatial locality aware CLOCK for NAND flash (paper 000).
 //!
-//! Source: paper 000, Sec. III, the pseudo-code of Fig. 2 and the worked example of
-//! Fig. 3; specified, with the fixes below, in `reference/policies.md` §7.
+//! Source: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement Algorithm
+//! for NAND Flash Storage Devices", IEEE MASCOTS 2014 (paper 000; a two-page version
+//! is "TS-CLOCK: Temporal and Spatial Locality Aware Buffer Replacement Algorithm for
+//! NAND Flash Storages", ACM SIGMETRICS 2014), Sec. III, the pseudo-code of Fig. 2
+//! and the worked example of Fig. 3, with the fixes below (`docs/cache.md` sums them
+//! up).
 //!
 //! Two hands. The **t-hand** is CLOCK's hand over a ring of all resident pages, but a
 //! page carries a reference *count* instead of a bit: the t-hand decrements it (Fig. 2
@@ -16,7 +20,9 @@
 //! victims therefore come out of one block in ascending order: the "pseudo sequential
 //! write patterns with high block utilization" of Sec. III.
 //!
-//! Resolved ambiguities and bugs of Fig. 2 (`policies.md` §7.4, numbers as there):
+//! Resolved ambiguities and bugs of Fig. 2 (wafer's numbering; FIX-1 to FIX-4 name the
+//! four departures from the literal pseudo-code, TS-1 to TS-4 the hand-worked vectors
+//! of the tests below):
 //! 1. Line 47 decrements `p.block.non_zero` for the *accessed* page `p`; it must be the
 //!    **t-hand page's** block (FIX-3).
 //! 2. Lines 46-47 also decrement for clean pages, which line 19-22 never counted: the
@@ -24,7 +30,8 @@
 //! 3. A write hit on a clean page (clean → dirty) enters its block's sorted list and
 //!    the counted set (FIX-1, FIX-2). The literal code leaves it out of every list, so
 //!    the s-hand loop spins forever once the t-hand stops on it (vector TS-3).
-//! 4. Block = page number div ppb (§0.1; the Fig. 3 numbers 67 → 16, 14 → 3 fix it).
+//! 4. Block = page number div ppb (as everywhere in wafer; the Fig. 3 numbers 67 → 16,
+//!    14 → 3 fix it).
 //! 5. The s-hand persists across blocks: it is reset to the first page of the t-hand
 //!    page's block only when null or after the last page of its list (line 31-38). In
 //!    Fig. 3 E4 the t-hand selects 14 (block 3) yet 67 (block 16) is evicted.
@@ -42,7 +49,7 @@
 //! 12. Only the accessed page's count is recomputed when `non_zero` changes.
 //! 13. Fig. 3's "replaced by a new page, Page 31" means Page 53 (vector TS-4).
 //!
-//! Hand movement and insertion (§7.3, "insert p into the position of t-hand", line
+//! Hand movement and insertion ("insert p into the position of t-hand", Fig. 2 line
 //! 12): while the cache fills, new pages go behind the t-hand. When the victim is the
 //! t-hand page, it leaves and the new page goes behind the hand, which is now on the
 //! next page (Fig. 3 E2). When the s-hand picked another page, the victim leaves, the
@@ -60,10 +67,10 @@
 //! of at most d entries, d = dirty pages of the block, at most ppb). Eviction is
 //! amortised O(1) in t-hand steps (each undoes part of a count some access set, counts
 //! are at most `levels`); the s-hand walk is bounded as in 7. above. The clock is a
-//! power-of-two ring buffer (`crate::ring`, §0.6's queue); a page leaving from inside
-//! it (an s-hand victim, a trim) leaves a tombstone, dropped when it reaches the hand
-//! or by a compaction once tombstones outnumber resident pages. No allocation per
-//! access once the ring, the lists and the block table have grown.
+//! power-of-two ring buffer (`crate::ring`, a queue whose front is the hand); a page
+//! leaving from inside it (an s-hand victim, a trim) leaves a tombstone, dropped when
+//! it reaches the hand or by a compaction once tombstones outnumber resident pages. No
+//! allocation per access once the ring, the lists and the block table have grown.
 //!
 //! What the hot path avoids, since each is a random read in a table of the whole
 //! universe (`BENCHMARKS.md`, "Cache policies"): the page's key is asked for
@@ -256,7 +263,7 @@ pub struct TsClock {
     count_of: Vec<u8>,
     /// Dense block id of each block key (page number div ppb, device kept apart).
     ids: FxHashMap<u64, u32>,
-    /// The clock as §0.6's queue: front = the t-hand's page, back = just behind it.
+    /// The clock as a queue: front = the t-hand's page, back = just behind it.
     /// A page that leaves from elsewhere (an s-hand victim, a trim) leaves a
     /// tombstone, skipped when it reaches the front (see [`Hot::tombs`]).
     ring: Ring,
@@ -386,7 +393,8 @@ impl TsClock {
         self.tombstones = 0;
     }
 
-    /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
+    /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (item 7 of the
+    /// module doc).
     #[inline]
     fn choose_victim(&mut self) -> Victim {
         loop {
@@ -472,7 +480,8 @@ impl TsClock {
         *n -= 1;
     }
 
-    /// Drop the victim and place the t-hand as §7.3 says.
+    /// Drop the victim and place the t-hand as "Hand movement and insertion" in the
+    /// module doc says.
     #[inline]
     fn evict<S: IoSink>(&mut self, (v, h, pos): Victim, io: &mut S) {
         let vi = v as usize;
@@ -720,7 +729,8 @@ mod tests {
     }
 
     /// A TS-CLOCK of capacity `cap` whose ring (t-hand first) is `pages` as (page,
-    /// dirty, count), with sorted lists and `non_zero` built to the §7.1 invariants.
+    /// dirty, count), with sorted lists and `non_zero` built to their invariants
+    /// (`non_zero[b]` = dirty resident pages of block b with count > 0).
     fn with_state(cap: u32, ppb: u32, pages: &[(u32, bool, u8)]) -> TsClock {
         let ctx = PolicyCtx {
             pages_per_block: ppb,
@@ -754,7 +764,8 @@ mod tests {
         p
     }
 
-    /// §7.5 TS-1: with clean pages only, TS-CLOCK is CLOCK with new pages referenced.
+    /// Hand-worked vector TS-1: with clean pages only, TS-CLOCK is CLOCK with new pages
+    /// referenced.
     #[test]
     fn ts1_clean_pages_are_clock() {
         let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R0 R1 R2 R0 R3");
@@ -763,7 +774,7 @@ mod tests {
     }
 
     /// TS-1 generalised: on random read-only traces TS-CLOCK makes exactly the choices
-    /// of CLOCK with `insert_ref = 1` (§1.3), access by access.
+    /// of CLOCK with `insert_ref = 1`, access by access.
     #[test]
     fn read_only_traces_match_clock() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
@@ -780,8 +791,9 @@ mod tests {
         }
     }
 
-    /// §7.5 TS-2: the s-hand picks a page other than the t-hand's, persists on page 6
-    /// over a clean eviction, and is nulled when its own page is the victim (FIX-4).
+    /// Hand-worked vector TS-2: the s-hand picks a page other than the t-hand's,
+    /// persists on page 6 over a clean eviction, and is nulled when its own page is the
+    /// victim (FIX-4).
     #[test]
     fn ts2_s_hand_persistence_and_dangling_fix() {
         let o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9 R10");
@@ -801,7 +813,7 @@ mod tests {
         assert_eq!(ring(p), [(10, 1), (11, 1), (12, 1)]);
     }
 
-    /// §7.5 TS-2, first accesses: counts and the sorted list of block 0.
+    /// Hand-worked vector TS-2, first accesses: counts and the sorted list of block 0.
     #[test]
     fn ts2_counts_from_non_zero() {
         let o = run::<TsClock>(3, &TsClockParams::default(), 8, "W6 W5 R9");
@@ -811,9 +823,9 @@ mod tests {
         assert_eq!(nz(p, 0), 2);
     }
 
-    /// §7.5 TS-3: a write hit on a clean page enters its block's list and `non_zero`
-    /// (FIX-1, FIX-2), so at R9 the s-hand finds page 1 (the literal Fig. 2 loops
-    /// forever there).
+    /// Hand-worked vector TS-3: a write hit on a clean page enters its block's list and
+    /// `non_zero` (FIX-1, FIX-2), so at R9 the s-hand finds page 1 (the literal Fig. 2
+    /// loops forever there).
     #[test]
     fn ts3_clean_to_dirty() {
         let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R1 W1");
@@ -831,7 +843,7 @@ mod tests {
         assert_eq!(p.s_hand, 2);
     }
 
-    /// §7.5 TS-3, the count of page 2 at W2: ceil(4 · 2 / 4) = 2.
+    /// Hand-worked vector TS-3, the count of page 2 at W2: ceil(4 · 2 / 4) = 2.
     #[test]
     fn ts3_second_dirty_page_gets_count_two() {
         let o = run::<TsClock>(3, &TsClockParams::default(), 4, "R1 W1 W2");
@@ -839,8 +851,9 @@ mod tests {
         assert_eq!(nz(&o.policy, 0), 2);
     }
 
-    /// §7.5 TS-4: the reconstruction of paper 000 Fig. 3, events E1-E4, from a T0/S0
-    /// consistent with the text (the figure's own T0 is not in our copy of the paper).
+    /// Hand-worked vector TS-4: the reconstruction of paper 000 Fig. 3, events E1-E4,
+    /// from a T0/S0 consistent with the text (the figure's own T0 is not in our copy of
+    /// the paper).
     #[test]
     fn ts4_paper_figure_3() {
         let t0 = [
@@ -902,10 +915,10 @@ mod tests {
         assert_eq!(p.s_hand, 2);
     }
 
-    /// A direct transcription of the §7.2 / §7.3 pseudo-code with plain collections
-    /// (ring as a `VecDeque`, sorted lists as `BTreeSet`s, ppb = `ppb`, 4 levels), the
-    /// model the fast ring buffer with tombstones is checked against. Returns the
-    /// events per access.
+    /// A direct transcription of Fig. 2's pseudo-code, corrected as the module doc
+    /// says, with plain collections (ring as a `VecDeque`, sorted lists as `BTreeSet`s,
+    /// ppb = `ppb`, 4 levels), the model the fast ring buffer with tombstones is
+    /// checked against. Returns the events per access.
     fn model(cap: usize, ppb: u32, trace: &[(Op, u32)]) -> Vec<Vec<Ev>> {
         use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
         let mut ring: VecDeque<u32> = VecDeque::new();

@@ -61,7 +61,7 @@ pub struct ReferenceTsClock {
     levels: u32,
     /// Dense block id of each block key (page number div ppb, device kept apart).
     ids: FxHashMap<u64, u32>,
-    /// The clock as §0.6's queue: front = the t-hand's page, back = just behind it.
+    /// The clock as a queue: front = the t-hand's page, back = just behind it.
     /// A page that leaves from elsewhere (an s-hand victim, a trim) leaves a
     /// tombstone, skipped when it reaches the front (see `stale`).
     ring: VecDeque<u32>,
@@ -197,7 +197,8 @@ impl ReferenceTsClock {
         }
     }
 
-    /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (§7.4 item 7).
+    /// Fig. 2 `choose_victim`, with FIX-3 and the bounded s-hand walk (item 7 of
+    /// `ts_clock.rs`'s module doc).
     /// The victim, with its block and position in its sorted list when the s-hand
     /// chose it (so `evict` need not search for it again).
     fn choose_victim(&mut self) -> (u32, Option<(usize, usize)>) {
@@ -239,7 +240,7 @@ impl ReferenceTsClock {
         }
     }
 
-    /// Drop the victim `v` and place the t-hand as §7.3 says.
+    /// Drop the victim `v` and place the t-hand as `ts_clock.rs`'s module doc says.
     fn evict<S: IoSink>(&mut self, (v, pos): (u32, Option<(usize, usize)>), io: &mut S) {
         let h = self.t_hand();
         let vi = v as usize;
@@ -270,7 +271,7 @@ impl Policy for ReferenceTsClock {
     const NAME: &'static str = "ts-clock";
     const SUMMARY: &'static str =
         "clock of reference counts (dirty pages by block update likelihood) + an s-hand evicting dirty pages block by block in page order";
-    const CITATION: &'static str = "TS-CLOCK: temporal and spatial locality aware CLOCK for NAND flash storage (seed paper 000), Sec. III, Fig. 2 and Fig. 3.";
+    const CITATION: &'static str = "D. H. Kang, C. Min, Y. I. Eom, \"An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices\" (TS-CLOCK), IEEE MASCOTS 2014, Sec. III, Fig. 2 and Fig. 3.";
     const FLASH_AWARE: bool = true;
 
     fn new(capacity: u32, params: &TsClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {

@@ -1,15 +1,14 @@
 //! 2Q, full version.
 //!
 //! T. Johnson and D. Shasha, "2Q: A Low Overhead High Performance Buffer Management
-//! Replacement Algorithm", VLDB 1994, Section 2 ("full version");
-//! `reference/policies.md` §3.1.
+//! Replacement Algorithm", VLDB 1994, Section 2 ("full version").
 //!
 //! A first access puts a page on the FIFO A1in. A page evicted from A1in leaves its id
 //! on the FIFO A1out (no data). A miss whose id is on A1out proves a second reference
 //! and the page enters the LRU Am. Hits in A1in do not move the page (correlated
 //! references); hits in Am move it to the MRU end.
 //!
-//! Resolved details (spec §3.1):
+//! Resolved details:
 //! * `Kin = max(1, floor(kin * C))`, `Kout = max(1, floor(kout * C))` with the paper's
 //!   recommended `kin = 0.25`, `kout = 0.5`.
 //! * An A1out hit removes the id from A1out *before* reclaiming, so the reclaim cannot
@@ -230,7 +229,7 @@ mod tests {
     use super::*;
     use crate::testutil::run;
 
-    /// policies.md §3.1 vector (C = 4, Kin = 1, Kout = 2).
+    /// Hand-worked vector after the paper's Section 2 (C = 4, Kin = 1, Kout = 2).
     #[test]
     fn spec_vector() {
         let p = TwoQParams {

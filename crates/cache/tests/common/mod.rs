@@ -1,6 +1,8 @@
 //! Shared support of the peer-parity tests: the CloudPhysics trace read once with
 //! wafer's oracleGeneral reader, prepared in one-access-per-record mode, and the
-//! libCacheSim miss counts of `reference/libcachesim-parity.md`.
+//! comparison with libCacheSim's miss counts (produced by libCacheSim's own `cachesim`,
+//! commit aa0fc40, with `ignore_obj_size`, on the same trace; each test file lists its
+//! rows).
 //!
 //! A parity file declares `mod common;` and one test per policy row, e.g.
 //! `common::assert_exact("lru", [95398, ...])`.

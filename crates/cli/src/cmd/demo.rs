@@ -1,6 +1,8 @@
-//! `wafer demo`: no arguments; a small TS-CLOCK-style study (paper 000's design) on
-//! the two traces bundled in the repository, with the microSD card model behind the
-//! cache, written to `./wafer-out/demo/report.html`.
+//! `wafer demo`: no arguments; a small TS-CLOCK-style study (the design of paper 000:
+//! D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement Algorithm for NAND
+//! Flash Storage Devices", IEEE MASCOTS 2014) on the two traces bundled in the
+//! repository, with the microSD card model behind the cache, written to
+//! `./wafer-out/demo/report.html`.
 
 use std::path::Path;
 

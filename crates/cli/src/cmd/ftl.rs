@@ -1,5 +1,7 @@
 //! `wafer ftl`: replay a trace on a simulated flash device, and `wafer ftl sweep` for
-//! paper 000 Fig. 1-style synthetic studies.
+//! Fig. 1-style synthetic studies of paper 000 (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom,
+//! "An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices", IEEE
+//! MASCOTS 2014).
 
 use super::{about_file, unknown, UsageError};
 use crate::progress;

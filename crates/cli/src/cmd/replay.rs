@@ -1,7 +1,8 @@
 //! `wafer replay`: play a trace on a real file or block device (the workload player of
-//! paper 003; paper 000 Sec. IV-A) and report elapsed time, throughput, IOPS and
-//! service-time percentiles. The work is done by `wafer_replay`; this module parses
-//! arguments, draws progress and prints.
+//! paper 003, the Sorted-Clock paper; paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
+//! 2014, Sec. IV-A) and report elapsed time, throughput, IOPS and service-time
+//! percentiles. The work is done by `wafer_replay`; this module parses arguments, draws
+//! progress and prints.
 
 use super::UsageError;
 use crate::progress;

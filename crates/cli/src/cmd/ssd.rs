@@ -1,5 +1,7 @@
-//! `wafer ssd`: a trace or a paper 004 micro benchmark on the timed SSD with an
-//! on-board write cache and automatic periodic update (crate wafer-ssd).
+//! `wafer ssd`: a trace or a paper 004 micro benchmark (M. Huang, O. Serres,
+//! V. K. Narayana, T. El-Ghazawi, G. Newby, "Efficient Cache Design for Solid-State
+//! Drives", ACM Computing Frontiers 2010, Table 5) on the timed SSD with an on-board
+//! write cache and automatic periodic update (crate wafer-ssd).
 
 use super::ftl::resolve_device;
 use super::{about_file, unknown, UsageError};

@@ -1,12 +1,13 @@
-//! Helpers shared by the integration tests: analytic WAF models of `reference/ftl.md`
-//! §3 and small drivers.
+//! Helpers shared by the integration tests: the analytic WAF models of `docs/ftl.md`
+//! ("Analytic check") and small drivers.
 #![allow(dead_code)]
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use wafer_ftl::{Ftl, Latency};
 
-/// Latencies of paper 004's Samsung K9.
+/// Latencies of paper 004's Samsung K9 (Huang et al., "Efficient Cache Design for
+/// Solid-State Drives", ACM Computing Frontiers 2010, Table 1).
 pub const LAT: Latency = Latency {
     read_ns: 25_000,
     program_ns: 200_000,

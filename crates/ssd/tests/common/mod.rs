@@ -32,8 +32,8 @@ pub enum FlashOp {
     Wb(u64),
 }
 
-/// Fixed-latency flash that logs every operation (the `RD x` / `WB x` notation of
-/// `reference/policies.md`).
+/// Fixed-latency flash that logs every operation (the `RD x` / `WB x` notation of the
+/// hand-worked vectors).
 pub struct Recording {
     pub inner: FixedFlash,
     pub log: Vec<FlashOp>,

@@ -1,7 +1,8 @@
 //! libCacheSim's oracleGeneral binary traces.
 //!
 //! Packed little-endian 24-byte records, no header: `u32 clock_time_s, u64 obj_id,
-//! u32 obj_size_bytes, i64 next_access_vtime` (`reference/libcachesim-parity.md`).
+//! u32 obj_size_bytes, i64 next_access_vtime`, as libCacheSim's own reader of the
+//! format (`traceReader/customizedReader/oracle/oracleGeneralBin.h`) lays it out.
 //! The format has no op: **every access is a read**. To make
 //! `Granularity::Record` keys equal the object ids (which, for the CloudPhysics
 //! sample, are the vscsi lbn), a record becomes a read at `offset = obj_id * 512`

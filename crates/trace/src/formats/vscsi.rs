@@ -1,7 +1,8 @@
 //! CloudPhysics VMware vscsi block traces (Waldspurger et al., FAST'15), as
 //! libCacheSim distributes them.
 //!
-//! Packed little-endian records, no header (`reference/libcachesim-parity.md`):
+//! Packed little-endian records, no header (as libCacheSim's vscsi reader,
+//! `traceReader/customizedReader/vscsi.h`, reads them):
 //! v1 (32 B) `u32 sn, u32 len_bytes, u32 nSG, u16 cmd, u16 ver (0x01xx), u64 lbn,
 //! u64 ts_us`; v2 (40 B) `u16 cmd, u16 ver (0x02xx), u32 sn, u32 len, u32 nSG,
 //! u64 lbn, u64 ts_us, u64 rt`. lbn is 512 B sectors, ts microseconds (kept as is,

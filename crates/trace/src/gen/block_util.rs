@@ -1,4 +1,6 @@
-//! Block utilization (paper 000, Sec. II-B, the synthetic traces behind Fig. 1):
+//! Block utilization (paper 000, TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient
+//! Buffer Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS 2014;
+//! Sec. II-B, the synthetic traces behind Fig. 1):
 //! "we randomly select x% of pages in a randomly selected block and then issue write
 //! operations for the selected pages by the sector number". Repeat until the budget
 //! is spent.
@@ -16,8 +18,8 @@
 //!   (1 GiB of writes when neither is given); the last block may be cut short.
 //!
 //! Paper 000 uses a 16 GB device, 4 MB blocks of 4 KB pages (ppb = 1024), x = 25, 50,
-//! 75, 100% and I/O ranges of 16 GB and 1 GB; `reference/ftl.md` §4 discusses which
-//! FTL settings reproduce its WAF figures.
+//! 75, 100% and I/O ranges of 16 GB and 1 GB; `docs/ftl.md` ("`wafer ftl sweep`")
+//! discusses which FTL settings reproduce its WAF figures.
 
 use super::arrival::Arrival;
 use super::stream::{GenRng, Pattern, Stream};

@@ -52,9 +52,11 @@ pub enum GenSpec {
     Sequential(SequentialParams),
     /// A hot region taking most accesses, a cold region the rest.
     HotCold(HotColdParams),
-    /// Paper 000 Sec. II-B: x% of the pages of random blocks, in page order.
+    /// Paper 000 (TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014) Sec. II-B: x% of the pages
+    /// of random blocks, in page order.
     BlockUtilization(BlockUtilParams),
-    /// Paper 004 Table 5: Constant Write Only.
+    /// Paper 004 (Huang et al., "Efficient Cache Design for Solid-State Drives", ACM
+    /// Computing Frontiers 2010) Table 5: Constant Write Only.
     ConstantWrite(MicroParams),
     /// Paper 004 Table 5: Random Write Only.
     RandomWrite(MicroParams),

@@ -1,6 +1,8 @@
-//! The four micro benchmarks of paper 004 (SSD on-board write cache with automatic
-//! periodic update, Table 5 and Sec. 4.3.1), as `reference/policies.md` §11.5 pins
-//! them down:
+//! The four micro benchmarks of paper 004 (M. Huang, O. Serres, V. K. Narayana,
+//! T. El-Ghazawi, G. Newby, "Efficient Cache Design for Solid-State Drives", ACM
+//! Computing Frontiers 2010: an SSD on-board write cache with automatic periodic
+//! update; Table 5 and Sec. 4.3.1), with the details the paper leaves open pinned
+//! down as follows (`docs/generators.md`):
 //!
 //! | kind | ops | start address | size (512 B blocks) |
 //! |---|---|---|---|
@@ -12,7 +14,7 @@
 //! Defaults: 10,000 requests, a 16 GiB span, Poisson arrivals with a 10 ms mean gap
 //! (so idle gaps longer than the 2 ms APU threshold exist), seed 1. The paper states
 //! only the table's one-line descriptions and "< 8192" / "< 200" blocks; the rest
-//! (alignment, arrival rate, span, seed) is §11.5's reconstruction and is a parameter.
+//! (alignment, arrival rate, span, seed) is wafer's reconstruction and is a parameter.
 //!
 //! Draw order, fixed so that runs can be reasoned about: per request the op (only for
 //! mixed kinds), then the size, then the start; a thrash round draws op, size and `o`
@@ -78,7 +80,7 @@ impl MicroKind {
 pub struct MicroParams {
     /// Random seed.
     pub seed: u64,
-    /// Number of requests (10,000 in §11.5).
+    /// Number of requests (10,000 by default; the paper gives no count).
     pub requests: u64,
     /// Device span in bytes that random starts cover (16 GiB).
     pub span: Bytes,
@@ -115,7 +117,7 @@ impl Default for MicroParams {
 /// Default thrash cache size: 8 MiB.
 const DEFAULT_CACHE: u64 = 8 << 20;
 
-/// Sectors per 4 KiB page: the start alignment of §11.5.
+/// Sectors per 4 KiB page: the start alignment wafer chose (the paper gives none).
 const ALIGN: u64 = 8;
 
 impl MicroParams {

@@ -1,7 +1,7 @@
 //! Sequential: each request starts where the previous one ended; a request that
 //! would run past the footprint starts again at offset 0 (wrap). The scan pattern
-//! that defeats LRU and that flash handles best (paper 000 Sec. II-B: sequential
-//! writes give WAF = 1).
+//! that defeats LRU and that flash handles best (paper 000, TS-CLOCK: Kang, Min, Eom,
+//! IEEE MASCOTS 2014, Sec. II-B: sequential writes give WAF = 1).
 
 use super::arrival::Arrival;
 use super::common::Space;

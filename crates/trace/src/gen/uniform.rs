@@ -1,6 +1,6 @@
 //! Uniform random: every page-aligned start at which the request fits is equally
 //! likely. The baseline of every cache study, and the workload behind the analytic
-//! WAF of greedy GC (`reference/ftl.md` §3).
+//! WAF of greedy GC (`docs/ftl.md`, "Analytic check").
 
 use super::arrival::Arrival;
 use super::common::Space;

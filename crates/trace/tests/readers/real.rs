@@ -1,6 +1,6 @@
 //! Every file of `../shared/traces` read with format detection, checked against the
 //! numbers of its README (`../shared/traces/README.md`) and, for CloudPhysics,
-//! libCacheSim's 48,974 distinct keys (`reference/libcachesim-parity.md`).
+//! the 48,974 distinct keys libCacheSim counts in it.
 
 use super::{drain, opts, trace};
 use wafer_trace::stats::TraceStats;

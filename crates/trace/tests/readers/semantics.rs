@@ -1,5 +1,6 @@
 //! Per-format conventions on small hand-written inputs: units, ops, devices and the
-//! records that carry no data (`reference/formats.md`).
+//! records that carry no data (each format's conventions are listed in `README.md`,
+//! "Trace formats").
 
 use super::{opts, read_bytes};
 use wafer_trace::{Format, Op, ReadOptions, Request, NO_TIME};

@@ -1,8 +1,8 @@
 //! `wafer trace info`: summary statistics of a trace (issue 2, item 5), computed by
-//! [`wafer_trace::stats`]: requests, reads / writes / trims (count and bytes),
-//! distinct pages read / written / total (footprint), write range (paper 000,
-//! Table II), request size histogram, duration, inter-arrival summary, devices.
-//! A table for people, `--json` for programs.
+//! [`wafer_trace::stats`]: requests, reads / writes / trims (count and bytes), distinct
+//! pages read / written / total (footprint), write range (paper 000, TS-CLOCK: Kang,
+//! Min, Eom, IEEE MASCOTS 2014, Table II), request size histogram, duration,
+//! inter-arrival summary, devices. A table for people, `--json` for programs.
 
 use std::path::PathBuf;
 
