@@ -130,7 +130,7 @@ fn fast_speed(label: &str, placement: Placement, k: u32, n_rw: Option<u32>) {
 fn waf_table() {
     println!(
         "\nfull-size WAF check: uniform random writes, 2^22 physical pages, fill + 6 DW warm-up, \
-         4 DW measured (reference/ftl.md section 3)"
+         4 DW measured (docs/ftl.md)"
     );
     println!("| victim | OP | Np | alpha | simulated | analytic | error |");
     println!("|---|---|---|---|---|---|---|");

@@ -270,7 +270,7 @@ impl Policy for SortedClock {
     const ALIASES: &'static [&'static str] = &["sp-clock", "spatial-clock"];
     const SUMMARY: &'static str =
         "CLOCK whose hand sweeps the pages in ascending page order (Circular-SCAN), wrapping";
-    const CITATION: &'static str = "Sorted-Clock: write-ordering-aware page replacement for smartphone flash (seed paper 003); = Sp.Clock of papers 000/001 (H. Kim, M. Ryu, U. Ramachandran, \"What is a good buffer cache replacement scheme for mobile flash storage?\", SIGMETRICS 2012); after WOW (B. S. Gill, D. S. Modha, FAST 2005).";
+    const CITATION: &'static str = "Sorted-Clock: write-ordering-aware page replacement for smartphone flash (the Sorted-Clock paper of wafer's paper set, docs/cache.md); = Sp.Clock of papers 000/001 (H. Kim, M. Ryu, U. Ramachandran, \"What is a good buffer cache replacement scheme for mobile flash storage?\", SIGMETRICS 2012); after WOW (B. S. Gill, D. S. Modha, FAST 2005).";
 
     fn new(capacity: u32, params: &SortedClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(SortedClock(SortedCore::new(capacity, params, ctx)))

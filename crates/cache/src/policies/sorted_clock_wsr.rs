@@ -30,7 +30,7 @@ impl Policy for SortedClockWsr {
     const NAME: &'static str = "sorted-clock-wsr";
     const SUMMARY: &'static str =
         "Sorted-Clock whose sweep passes a dirty page once more (cold flag, as LRU-WSR)";
-    const CITATION: &'static str = "Sorted-Clock-WSR: write-ordering-aware page replacement for smartphone flash (seed paper 003), after LRU-WSR (H. Jung, H. Shim, S. Park, S. Kang, J. Cha, \"LRU-WSR: integration of LRU and writes sequence reordering for flash memory\", IEEE Trans. Consumer Electronics 54(3), 2008).";
+    const CITATION: &'static str = "Sorted-Clock-WSR: write-ordering-aware page replacement for smartphone flash (the Sorted-Clock paper of wafer's paper set, docs/cache.md), after LRU-WSR (H. Jung, H. Shim, S. Park, S. Kang, J. Cha, \"LRU-WSR: integration of LRU and writes sequence reordering for flash memory\", IEEE Trans. Consumer Electronics 54(3), 2008).";
     const FLASH_AWARE: bool = true;
 
     fn new(capacity: u32, params: &SortedClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {

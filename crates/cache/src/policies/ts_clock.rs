@@ -511,7 +511,7 @@ impl Policy for TsClock {
     const NAME: &'static str = "ts-clock";
     const SUMMARY: &'static str =
         "clock of reference counts (dirty pages by block update likelihood) + an s-hand evicting dirty pages block by block in page order";
-    const CITATION: &'static str = "TS-CLOCK: temporal and spatial locality aware CLOCK for NAND flash storage (seed paper 000), Sec. III, Fig. 2 and Fig. 3.";
+    const CITATION: &'static str = "D. H. Kang, C. Min, Y. I. Eom, \"An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices\" (TS-CLOCK), IEEE MASCOTS 2014, Sec. III, Fig. 2 and Fig. 3.";
     const FLASH_AWARE: bool = true;
     const NEEDS_KEY: bool = false;
 

@@ -294,7 +294,7 @@ pub const KINDS: &[KindInfo] = &[
     KindInfo {
         name: "uniform",
         summary: "uniform random page-aligned starts over the footprint",
-        source: "the baseline of every cache and FTL study (reference/ftl.md 3)",
+        source: "the baseline of every cache and FTL study (docs/generators.md)",
         params: &[SEED, REQUESTS, FOOTPRINT, PAGE_SIZE, WRITE_RATIO, SIZE, ARRIVAL],
     },
     KindInfo {
@@ -347,7 +347,7 @@ pub const KINDS: &[KindInfo] = &[
     KindInfo {
         name: "block-utilization",
         summary: "writes x% of the pages of a random erase block, chosen at random, in page order; repeat",
-        source: "paper 000 Sec. II-B and Fig. 1; reference/ftl.md 4",
+        source: "Kang, Min, Eom, MASCOTS 2014 (TS-CLOCK) Sec. II-B and Fig. 1; docs/generators.md",
         params: &[
             SEED,
             p("page_size", "4096", "flash page size (power of two >= 512)"),
@@ -364,25 +364,25 @@ pub const KINDS: &[KindInfo] = &[
     KindInfo {
         name: "constant-write",
         summary: "100% writes, all starting at sector 0, sizes uniform 1..8191 blocks of 512 B",
-        source: "paper 004 Table 5 (Constant Write Only); reference/policies.md 11.5",
+        source: "Huang et al., Computing Frontiers 2010 (paper 004) Table 5 (Constant Write Only); docs/generators.md",
         params: MICRO_PARAMS,
     },
     KindInfo {
         name: "random-write",
         summary: "100% writes at random 4 KiB-aligned starts over the span, sizes 1..199 blocks",
-        source: "paper 004 Table 5 (Random Write Only); reference/policies.md 11.5",
+        source: "Huang et al., Computing Frontiers 2010 (paper 004) Table 5 (Random Write Only); docs/generators.md",
         params: MICRO_PARAMS,
     },
     KindInfo {
         name: "write-biased",
         summary: "90% writes / 10% reads at random 4 KiB-aligned starts, sizes 1..199 blocks",
-        source: "paper 004 Table 5 (Random Write Biased); reference/policies.md 11.5",
+        source: "Huang et al., Computing Frontiers 2010 (paper 004) Table 5 (Random Write Biased); docs/generators.md",
         params: MICRO_PARAMS,
     },
     KindInfo {
         name: "thrash",
         summary: "50% writes / 50% reads in rounds at o, o+cache, ...: every page has a twin in the same cache set",
-        source: "paper 004 Table 5 (Thrash Balanced); reference/policies.md 11.5",
+        source: "Huang et al., Computing Frontiers 2010 (paper 004) Table 5 (Thrash Balanced); docs/generators.md",
         params: MICRO_PARAMS,
     },
 ];
