@@ -17,13 +17,14 @@ else:
 
 
 def trace(rel: str) -> Path:
-    """A public third-party trace: the repository's own copy under traces/third-party
-    first, else the public traces folder. Where it is absent the test is skipped with
+    """A test trace: one the repository carries (its own captures under traces/, the
+    third-party samples it may redistribute under traces/third-party), else one of the
+    public traces folder. Where it is absent the test is skipped with
     the file named (`pytest -rs` lists the reasons), unless CI=true or
     WAFER_REQUIRE_TRACES=1, where it fails: CI always has the folder."""
-    bundled = ROOT / "traces" / "third-party" / rel
-    if bundled.is_file():
-        return bundled
+    for bundled in (ROOT / "traces" / rel, ROOT / "traces" / "third-party" / rel):
+        if bundled.is_file():
+            return bundled
     p = TRACES / rel
     if not p.exists():
         if os.environ.get("CI") == "true" or os.environ.get("WAFER_REQUIRE_TRACES") == "1":

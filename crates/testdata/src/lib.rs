@@ -20,11 +20,17 @@ use std::path::{Path, PathBuf};
 pub fn dir() -> PathBuf {
     match std::env::var_os("WAFER_TRACES") {
         Some(d) => PathBuf::from(d),
-        None => PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/traces"
-        )),
+        None => repository()
+            .parent()
+            .unwrap_or(Path::new("/"))
+            .join("shared/traces"),
     }
+}
+
+/// The repository's root (this crate sits in `crates/testdata`).
+fn repository() -> &'static Path {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().nth(2).unwrap_or(here)
 }
 
 /// Whether a missing trace must fail the test instead of skipping it.
@@ -37,10 +43,7 @@ pub fn required() -> bool {
 /// `traces/third-party/` first), or `None` after one visible line saying which test
 /// is skipped for want of which file. Panics instead when [`required`].
 pub fn trace(rel: &str) -> Option<PathBuf> {
-    let bundled = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../traces/third-party"
-    ));
+    let bundled = repository().join("traces/third-party");
     if bundled.join(rel).is_file() {
         return Some(bundled.join(rel));
     }
