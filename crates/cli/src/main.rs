@@ -11,6 +11,7 @@
 #![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 mod cmd;
+mod interrupt;
 mod oom;
 mod progress;
 
@@ -62,6 +63,8 @@ enum Command {
 }
 
 fn main() {
+    // First of all, so that no moment of the run takes SIGINT's default action.
+    interrupt::install();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -179,3 +179,116 @@ fn a_killed_run_resumes_to_the_same_results() {
     assert_eq!(a, b, "resumed results differ from the uninterrupted run's");
     assert!(killed.join("results.parquet").is_file());
 }
+
+/// A grid over the bundled SQLite capture (runs from a clone alone).
+fn bundled_experiment(dir: &Path) -> PathBuf {
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/sqlite-wal.wtr");
+    let p = dir.join("sigint.toml");
+    std::fs::write(
+        &p,
+        format!(
+            r#"name = "sigint"
+traces = [{{ path = "{trace}", name = "sqlite" }}]
+policies = ["lru", "clock", "fifo", "arc", "lirs", "s3fifo", "ts-clock", "cflru"]
+cache_sizes = ["2%", "5%", "10%", "25%"]
+devices = ["microsd-16g"]
+[outputs]
+figures = ["hit-ratio"]
+report = false
+"#
+        ),
+    )
+    .unwrap();
+    p
+}
+
+/// SIGINT at 20 moments spread over a run: an interrupted run exits non-zero and says
+/// how many cells are stored (their files are there); one that finished first exits 0
+/// with every cell; a rerun then completes to the uninterrupted results. (A run whose
+/// workers all returned early after the signal used to print the normal lines and exit
+/// 0 with part of the grid.)
+#[test]
+fn sigint_at_any_moment_stops_with_a_count_and_resumes_identically() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = bundled_experiment(dir.path());
+    let total = 32;
+    let reference = dir.path().join("reference");
+    let t0 = Instant::now();
+    let out = wafer()
+        .arg("run")
+        .arg(&exp)
+        .arg("-o")
+        .arg(&reference)
+        .output()
+        .unwrap();
+    let span = t0.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let want = results(&reference);
+    assert_eq!(want.len(), total);
+
+    let (mut interrupted, mut finished) = (0, 0);
+    for trial in 0..20u32 {
+        let out_dir = dir.path().join(format!("t{trial}"));
+        let child = wafer()
+            .arg("run")
+            .arg(&exp)
+            .arg("-o")
+            .arg(&out_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Moments from just after the start (the handler is the first thing `wafer`
+        // installs) to past the end of a whole run, evenly spread.
+        std::thread::sleep(Duration::from_millis(20) + span.mul_f64(f64::from(trial) / 16.0));
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        let stored = cells(&out_dir).len();
+        if out.status.success() {
+            finished += 1;
+            assert_eq!(
+                stored, total,
+                "trial {trial}: exit 0 with a partial grid: {err}"
+            );
+        } else {
+            interrupted += 1;
+            let line = err.lines().last().unwrap_or_default();
+            assert_eq!(
+                line,
+                format!(
+                    "wafer: interrupted: {stored} of {total} cells are stored; run the same command again to finish"
+                ),
+                "trial {trial}"
+            );
+        }
+        let rerun = wafer()
+            .arg("run")
+            .arg(&exp)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(
+            rerun.status.success(),
+            "{}",
+            String::from_utf8_lossy(&rerun.stderr)
+        );
+        assert_eq!(
+            results(&out_dir),
+            want,
+            "trial {trial}: the resumed grid differs"
+        );
+    }
+    eprintln!("{interrupted} runs interrupted, {finished} finished before the signal");
+    assert!(
+        interrupted > 0,
+        "no trial interrupted a run ({finished} finished first)"
+    );
+}

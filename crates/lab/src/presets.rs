@@ -277,7 +277,7 @@ pub const DEMO: Preset = Preset {
 };
 
 /// The note every reproduction prints.
-pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (real mobile block traces), so compare trends, not exact numbers.";
+pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (real traces, named with each result), so compare trends, not exact numbers.";
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Result<&'static Preset, LabError> {

@@ -24,7 +24,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -361,6 +361,11 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
         let stop = Arc::clone(&opts.stop);
         let after = opts.out.join("after");
         let store2 = store.clone();
+        // Closed once the run stops: a worker stores and reports a cell only while it
+        // holds this lock and it is open, so after closing it the main thread has seen
+        // every cell that reached the store (the count it reports is exact).
+        let gate = Arc::new(Mutex::new(false));
+        let gate2 = Arc::clone(&gate);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
@@ -380,11 +385,13 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
                         TraceInput::Stream(pages) => CellInput::Stream(*pages),
                     };
                     let r = compute(&plan2, &cell.params, cell.pos, input, Some(&after));
-                    if stop.load(Ordering::Relaxed) {
+                    let closed = gate2.lock().unwrap_or_else(|e| e.into_inner());
+                    if *closed || stop.load(Ordering::Relaxed) {
                         return; // discarded: the run was stopped while this cell ran
                     }
                     let r = r.and_then(|r| store2.save_and_reload(&r));
                     let _ = tx.send((*gi, r));
+                    drop(closed);
                 });
             });
         });
@@ -403,7 +410,6 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if opts.stop.load(Ordering::Relaxed) {
-                        interrupted = true;
                         break;
                     }
                 }
@@ -413,9 +419,23 @@ pub fn run(plan: &Plan, opts: &RunOptions, obs: &mut dyn Observer) -> Result<Out
         if computed == todo.len() {
             let _ = handle.join();
         }
+        if computed < todo.len() {
+            *gate.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            while let Ok((gi, r)) = rx.try_recv() {
+                if let Ok(r) = r {
+                    obs.cell_done(&r);
+                    have[gi] = Some(r);
+                    computed += 1;
+                }
+            }
+        }
         if let Some(e) = failure {
             return Err(e);
         }
+        // However the loop ended (a tick that saw the stop flag, or every worker
+        // returning early once it was set, which closes the channel before any tick),
+        // a cell left undone means the run was interrupted.
+        interrupted = computed < todo.len();
     } else if !todo.is_empty() {
         interrupted = true;
     }

@@ -59,8 +59,7 @@ pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()>
 
 /// Run the apu preset (paper 004) into `out`.
 fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
     use wafer_lab::apu::{self, ApuStudy};
     if args.requests == 0 {
         return Err(UsageError("--requests must be at least 1".into()).into());
@@ -75,9 +74,7 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         "apu: SSD on-board cache with automatic periodic update (paper 004)"
     )?;
     writeln!(stdout, "note: {}", apu::NOTE)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::interrupt::graceful();
     let total = study.cells().len() as u64;
     let pb = crate::progress::bar(total, "cells");
     let done = apu::run(&study, out, args.jobs, &stop, &|n, _| {

@@ -7,8 +7,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use wafer_lab::{execute, CellResult, Experiment, Observer, Plan, Preface, RunOptions};
@@ -74,10 +72,7 @@ pub fn run_plan(
     jobs: usize,
     preface: &dyn Fn(&[CellResult]) -> Preface,
 ) -> anyhow::Result<wafer_lab::Done> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    // A second handler cannot be installed in one process; the first one suffices.
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    let stop = crate::interrupt::graceful();
     let opts = RunOptions {
         out: out.to_path_buf(),
         jobs,
