@@ -29,3 +29,10 @@ def test_errors_are_python_exceptions_with_one_line(tmp_path):
     assert "bad.toml" in str(e.value)
     with pytest.raises(ValueError, match="nosuchpolicy"):
         wafer.simulate(ROOT / "Cargo.toml", "nosuchpolicy", "1MiB")
+
+
+def test_the_distribution_has_a_name_of_its_own():
+    # `wafer` on the public package index is an unrelated project.
+    from importlib import metadata
+
+    assert metadata.distribution("wafer-flash").version == wafer.__version__

@@ -51,7 +51,7 @@ def run(
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError as e:
         raise ImportError(
-            "the Dask backend needs dask.distributed: pip install 'wafer[dask]'"
+            "the Dask backend needs dask.distributed: pip install 'wafer-flash[dask]'"
         ) from e
     experiment = os.path.abspath(experiment)
     out = os.path.abspath(out if out is not None else default_out(experiment))
