@@ -172,7 +172,7 @@ impl CsvSink {
     /// Start writing `path`; pages are `unit` bytes.
     pub fn create(path: &Path, unit: u32) -> Result<CsvSink, Error> {
         let mut out = AtomicFile::create(path)?;
-        let error = writeln!(out, "access,time_ns,op,kind,group,dev,page,offset,len").err();
+        let error = writeln!(out, "{}", wafer_trace::export::AFTER_CSV_HEADER).err();
         Ok(CsvSink {
             out: Some(out),
             unit,

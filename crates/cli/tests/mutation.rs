@@ -237,6 +237,7 @@ targets! {
     lackey => Lackey,
     generic => Generic,
     wafer_csv => WaferCsv,
+    after_csv => AfterCsv,
 }
 
 /// The grammar check is strict where the export is: it is what makes an exit 0 mean

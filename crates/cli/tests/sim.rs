@@ -262,3 +262,58 @@ fn policies_lists_the_registry() {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
 }
+
+/// The after-cache CSV that `--after X.csv` writes reads back as a trace in every
+/// command (detected as `after-csv`), with the same requests as the `.wtr` form.
+#[test]
+fn after_cache_csv_reads_back_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/fileserver.wtr");
+    let (csv, wtr) = (dir.path().join("a.csv"), dir.path().join("a.wtr"));
+    for out in [&csv, &wtr] {
+        wafer()
+            .args(["sim", "-t", t, "-p", "lru", "-c", "1MiB", "--after"])
+            .arg(out)
+            .assert()
+            .success();
+    }
+    let json = |args: &[&str], p: &std::path::Path| -> serde_json::Value {
+        let out = wafer().args(args).arg(p).arg("--json").output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (a, b) = (
+        json(&["trace", "info"], &csv),
+        json(&["trace", "info"], &wtr),
+    );
+    assert_eq!(a["format"], "after-csv");
+    for k in ["requests", "reads", "writes", "pages_total", "duration_ns"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+    let (a, b) = (json(&["ftl", "-t"], &csv), json(&["ftl", "-t"], &wtr));
+    assert_eq!(a["metrics"], b["metrics"]);
+    let sim = |p: &std::path::Path| {
+        let out = wafer()
+            .args(["sim", "-t"])
+            .arg(p)
+            .args(["-p", "lru", "-c", "64KiB"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(sim(&csv), sim(&wtr));
+}

@@ -31,6 +31,11 @@ pub const FIO_TARGET: &str = "/dev/wafer-target";
 /// Header line of wafer's CSV export (and how the `wafer-csv` reader recognises it).
 pub const CSV_HEADER: &str = "time_ns,op,dev,offset,len";
 
+/// Header of the after-cache CSV that `wafer sim --after X.csv` writes (one storage
+/// operation per line: the access that caused it, its time, op, kind, eviction group,
+/// device, page, byte offset and length); read back as the `after-csv` format.
+pub const AFTER_CSV_HEADER: &str = "access,time_ns,op,kind,group,dev,page,offset,len";
+
 /// An output trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OutFormat {

@@ -45,6 +45,8 @@ pub enum Format {
     Generic,
     /// wafer's CSV export (`time_ns,op,dev,offset,len`).
     WaferCsv,
+    /// The after-cache CSV of `wafer sim --after X.csv`.
+    AfterCsv,
 }
 
 /// Static facts about a trace known once it is opened.
@@ -160,7 +162,7 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
 
 impl Format {
     /// All formats, in the order `--format` help lists them.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::Wtr,
         Format::Msr,
         Format::Spc,
@@ -174,6 +176,7 @@ impl Format {
         Format::Lackey,
         Format::Generic,
         Format::WaferCsv,
+        Format::AfterCsv,
     ];
 
     /// The name used on the command line and in files.
@@ -192,6 +195,7 @@ impl Format {
             Format::Lackey => "lackey",
             Format::Generic => "generic",
             Format::WaferCsv => "wafer-csv",
+            Format::AfterCsv => "after-csv",
         }
     }
 

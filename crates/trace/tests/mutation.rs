@@ -124,6 +124,7 @@ targets! {
     lackey => Lackey,
     generic => Generic,
     wafer_csv => WaferCsv,
+    after_csv => AfterCsv,
 }
 
 /// The generators are right: every seed reads back as exactly its model, detected or

@@ -22,6 +22,7 @@
 //! tried and suggests `--format`. The format chosen is in [`TraceMeta::format`] for
 //! every output to name.
 
+mod after_csv;
 mod android;
 mod binary;
 mod blkparse;
@@ -50,8 +51,9 @@ use std::path::Path;
 use text::{accepts, TextReader};
 
 /// Text formats in the order detection tries them (most distinctive first).
-pub(crate) const TEXT_ORDER: [Format; 9] = [
+pub(crate) const TEXT_ORDER: [Format; 10] = [
     Format::WaferCsv,
+    Format::AfterCsv,
     Format::CloudphysicsCsv,
     Format::Android,
     Format::Blkparse,
@@ -88,9 +90,8 @@ fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
     TEXT_ORDER.into_iter().find(|&f| match f {
         // Its exact header is evidence enough: a bad record below it is then reported
         // at its line instead of making the whole file undetectable.
-        Format::WaferCsv => head
-            .strip_prefix(crate::export::CSV_HEADER.as_bytes())
-            .is_some_and(|rest| rest.starts_with(b"\n") || rest.starts_with(b"\r\n")),
+        Format::WaferCsv => starts_with_line(head, crate::export::CSV_HEADER),
+        Format::AfterCsv => starts_with_line(head, crate::export::AFTER_CSV_HEADER),
         Format::CloudphysicsCsv => accepts(cloudphysics_csv::CloudphysicsCsv, head, complete),
         Format::Android => accepts(android::Android, head, complete),
         Format::Blkparse => accepts(blkparse::Blkparse::default(), head, complete),
@@ -107,6 +108,12 @@ fn detect(head: &[u8], complete: bool, opts: &ReadOptions) -> Option<Format> {
         Format::Disksim => accepts(disksim::Disksim, head, complete),
         _ => false,
     })
+}
+
+/// Whether `head` starts with the line `header` (ended by `\n` or `\r\n`).
+fn starts_with_line(head: &[u8], header: &str) -> bool {
+    head.strip_prefix(header.as_bytes())
+        .is_some_and(|rest| rest.starts_with(b"\n") || rest.starts_with(b"\r\n"))
 }
 
 /// [`Request::check`] on every request one record produced: the message of the first
@@ -171,6 +178,12 @@ pub(crate) fn open_stream(
         Format::WaferCsv => Box::new(TextReader::new(
             stream,
             wafer_csv::WaferCsv::default(),
+            meta,
+            skip,
+        )),
+        Format::AfterCsv => Box::new(TextReader::new(
+            stream,
+            after_csv::AfterCsv::default(),
             meta,
             skip,
         )),

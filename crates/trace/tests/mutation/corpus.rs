@@ -37,11 +37,12 @@ pub enum Target {
     Lackey,
     Generic,
     WaferCsv,
+    AfterCsv,
 }
 
 impl Target {
     /// Every target, in the order of the README's formats table.
-    pub const ALL: [Target; 14] = [
+    pub const ALL: [Target; 15] = [
         Target::Wtr,
         Target::Msr,
         Target::Spc,
@@ -56,6 +57,7 @@ impl Target {
         Target::Lackey,
         Target::Generic,
         Target::WaferCsv,
+        Target::AfterCsv,
     ];
 
     /// The name used in messages, saved file names and `WAFER_MUTATION_REPLAY`.
@@ -88,6 +90,7 @@ impl Target {
             Target::Lackey => Format::Lackey,
             Target::Generic => Format::Generic,
             Target::WaferCsv => Format::WaferCsv,
+            Target::AfterCsv => Format::AfterCsv,
         }
     }
 
@@ -109,7 +112,10 @@ impl Target {
     /// one ([`NO_TIME`]) cannot be right. `.wtr` and wafer CSV store "no time";
     /// lackey has none.
     pub fn timed(self) -> bool {
-        !matches!(self, Target::Wtr | Target::Lackey | Target::WaferCsv)
+        !matches!(
+            self,
+            Target::Wtr | Target::Lackey | Target::WaferCsv | Target::AfterCsv
+        )
     }
 
     /// Extension of a saved input (replaying needs none: formats are detected from
@@ -305,6 +311,7 @@ pub fn seed_input(target: Target, r: &mut Pcg64, scratch: &Path) -> Seed {
         Target::Lackey => lackey(r, n),
         Target::Generic => generic(r, n),
         Target::WaferCsv => wafer_csv(r, n),
+        Target::AfterCsv => after_csv(r, n),
     }
 }
 
@@ -972,6 +979,46 @@ fn wafer_csv(r: &mut Pcg64, n: usize) -> Seed {
             .s(",")
             .n(Role::Len(1), len);
         t.end(&[rq(time, op, dev, offset, len)]);
+    }
+    t.seed
+}
+
+/// The after-cache CSV of `wafer sim --after X.csv`. Only time and device are
+/// numeric fields here: page, offset and length must agree (offset = page x length),
+/// and access and group are checked integers, so substituting one of them alone has no
+/// single faithful reading; byte edits still reach them.
+fn after_csv(r: &mut Pcg64, n: usize) -> Seed {
+    let mut t = Lines::default();
+    t.line("access,time_ns,op,kind,group,dev,page,offset,len");
+    let mut ns = r.gen_range(0..1u64 << 50);
+    let mut access = 0u64;
+    for _ in 0..n {
+        access += r.gen_range(0..50);
+        ns += r.gen_range(0..1_000_000);
+        t.s(&format!("{access},"));
+        let time = if r.gen_bool(0.1) {
+            NO_TIME
+        } else {
+            t.n(Role::Time(1), ns);
+            ns
+        };
+        let (letter, kind, op) = *pick(
+            r,
+            &[
+                ("R", "miss", Op::Read),
+                ("R", "pad-read", Op::Read),
+                ("W", "write-back", Op::Write),
+                ("W", "pad-write", Op::Write),
+                ("W", "flush", Op::Write),
+                ("T", "trim", Op::Trim),
+            ],
+        );
+        let len = *pick(r, &[512u32, 4096, 16384]);
+        let (dev, page) = (r.gen_range(0..8u32), r.gen_range(0..1u64 << 30));
+        t.s(&format!(",{letter},{kind},{},", r.gen_range(0..100u32)))
+            .n(Role::Dev, dev)
+            .s(&format!(",{page},{},{len}", page * u64::from(len)));
+        t.end(&[rq(time, op, dev, page * u64::from(len), len)]);
     }
     t.seed
 }
