@@ -102,7 +102,20 @@ impl Request {
     /// [`DEV_LIMIT`].
     /// Readers refuse a record that fails this (with the message returned here)
     /// rather than fold it onto another address.
+    #[inline]
     pub fn check(&self) -> Result<(), String> {
+        // Every length fits below 2^32, so an offset this low cannot end past the limit:
+        // one comparison for nearly every request a reader sees.
+        if self.dev < DEV_LIMIT && self.offset <= ADDRESS_LIMIT - u64::from(u32::MAX) {
+            return Ok(());
+        }
+        self.refusal()
+    }
+
+    /// [`Request::check`] for a request outside the fast path: the reason it cannot be
+    /// keyed, if any.
+    #[cold]
+    fn refusal(&self) -> Result<(), String> {
         if self.dev >= DEV_LIMIT {
             return Err(format!(
                 "expected a device number below 2^20, found {}",

@@ -118,6 +118,7 @@ fn starts_with_line(head: &[u8], header: &str) -> bool {
 
 /// [`Request::check`] on every request one record produced: the message of the first
 /// that wafer cannot key apart from other addresses.
+#[inline]
 fn check_all(rs: &[Request]) -> std::result::Result<(), String> {
     rs.iter().try_for_each(Request::check)
 }

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::format::{Format, RequestReader, TraceMeta, BATCH};
-use crate::request::{Op, Request};
+use crate::request::{Op, Request, ADDRESS_LIMIT, DEV_LIMIT};
 use std::fs::File;
 use std::io::{Seek, SeekFrom};
 use std::path::Path;
@@ -301,10 +301,17 @@ impl RequestReader for Reader {
             &c[OFFSET][..k],
             &c[LEN][..k],
         );
+        // One branch-free pass finds anything out of range: an op, device or length
+        // that does not fit its type (corrupt), or a request outside the fast path of
+        // `Request::check` (checked one by one below, for the message).
+        let limit = ADDRESS_LIMIT - u64::from(u32::MAX);
         let bad = (0..k).fold(0, |b, j| {
-            b | u64::from(o[j] > 2) | (d[j] >> 32) | (l[j] >> 32)
+            b | u64::from(o[j] > 2)
+                | (d[j] >> DEV_LIMIT.trailing_zeros())
+                | (l[j] >> 32)
+                | u64::from(a[j] > limit)
         });
-        if bad != 0 {
+        if bad != 0 && (0..k).any(|j| o[j] > 2 || d[j] >> 32 != 0 || l[j] >> 32 != 0) {
             return Err(self.corrupt(format!(
                 "chunk {}: op, device or length out of range",
                 self.seen.chunks - 1
@@ -321,8 +328,10 @@ impl RequestReader for Reader {
                 _ => Op::Trim,
             },
         }));
-        if let Err(msg) = out.iter().try_for_each(Request::check) {
-            return Err(self.corrupt(format!("chunk {}: {msg}", self.seen.chunks - 1)));
+        if bad != 0 {
+            if let Err(msg) = out.iter().try_for_each(Request::check) {
+                return Err(self.corrupt(format!("chunk {}: {msg}", self.seen.chunks - 1)));
+            }
         }
         if extra != Columns::NONE {
             self.assemble_extras(k)?;
