@@ -10,10 +10,11 @@
 //! after-cache trace keeps them, `docs/formats.md`).
 
 use super::block::dev_field;
-use super::fields::{dec, dec_u32, expected, fixed, split, time_ns};
+use super::fields::{dec, dec_u32, expected};
 use super::text::LineFormat;
+use super::wafer_csv::{columns, header, op_letter, optional_time};
 use crate::export::AFTER_CSV_HEADER;
-use crate::request::{Op, Request, NO_TIME};
+use crate::request::Request;
 
 /// The kinds of storage operation a line may name.
 const KINDS: [&[u8]; 6] = [
@@ -34,31 +35,13 @@ pub(crate) struct AfterCsv {
 
 impl LineFormat for AfterCsv {
     fn parse(&mut self, _no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
-        if !self.header {
-            if line != AFTER_CSV_HEADER.as_bytes() {
-                return Err(expected(&format!("the header `{AFTER_CSV_HEADER}`"), line));
-            }
-            self.header = true;
+        if header(&mut self.header, line, AFTER_CSV_HEADER)? {
             return Ok(());
         }
-        let (f, n) = fixed::<9>(split(line, b','));
-        if n != 9 {
-            return Err(format!(
-                "expected 9 comma-separated fields ({AFTER_CSV_HEADER}), found {n}"
-            ));
-        }
+        let f = columns::<9>(line, AFTER_CSV_HEADER)?;
         dec(f[0]).ok_or_else(|| expected("an access index", f[0]))?;
-        let time_ns = if f[1].is_empty() {
-            NO_TIME
-        } else {
-            time_ns(f[1]).ok_or_else(|| expected("a time in ns or nothing", f[1]))?
-        };
-        let op = match f[2] {
-            b"R" => Op::Read,
-            b"W" => Op::Write,
-            b"T" => Op::Trim,
-            _ => return Err(expected("R, W or T", f[2])),
-        };
+        let time_ns = optional_time(f[1])?;
+        let op = op_letter(f[2])?;
         if !KINDS.contains(&f[3]) {
             return Err(expected(
                 "a kind: miss, write-back, pad-read, pad-write, flush or trim",

@@ -20,30 +20,12 @@ pub(crate) struct WaferCsv {
 
 impl LineFormat for WaferCsv {
     fn parse(&mut self, _no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
-        if !self.header {
-            if line != CSV_HEADER.as_bytes() {
-                return Err(expected(&format!("the header `{CSV_HEADER}`"), line));
-            }
-            self.header = true;
+        if header(&mut self.header, line, CSV_HEADER)? {
             return Ok(());
         }
-        let (f, n) = fixed::<5>(split(line, b','));
-        if n != 5 {
-            return Err(format!(
-                "expected 5 comma-separated fields ({CSV_HEADER}), found {n}"
-            ));
-        }
-        let time_ns = if f[0].is_empty() {
-            NO_TIME
-        } else {
-            time_ns(f[0]).ok_or_else(|| expected("a time in ns or nothing", f[0]))?
-        };
-        let op = match f[1] {
-            b"R" => Op::Read,
-            b"W" => Op::Write,
-            b"T" => Op::Trim,
-            _ => return Err(expected("R, W or T", f[1])),
-        };
+        let f = columns::<5>(line, CSV_HEADER)?;
+        let time_ns = optional_time(f[0])?;
+        let op = op_letter(f[1])?;
         let dev = dev_field(f[2], "a device number")?;
         let offset = dec(f[3]).ok_or_else(|| expected("a byte offset", f[3]))?;
         let len = dec_u32(f[4]).ok_or_else(|| expected("a length in bytes below 4 GiB", f[4]))?;
@@ -55,5 +37,54 @@ impl LineFormat for WaferCsv {
             op,
         });
         Ok(())
+    }
+}
+
+/// The shared conventions of wafer's own CSV files (this export and the after-cache
+/// CSV): an exact header first, a fixed number of comma-separated columns, a time in ns
+/// or nothing, an op letter.
+///
+/// Whether `line` is the header (`seen` tells whether it was met already); a first line
+/// that is not `want` is an error.
+pub(super) fn header(seen: &mut bool, line: &[u8], want: &str) -> Result<bool, String> {
+    if *seen {
+        return Ok(false);
+    }
+    if line != want.as_bytes() {
+        return Err(expected(&format!("the header `{want}`"), line));
+    }
+    *seen = true;
+    Ok(true)
+}
+
+/// The `N` comma-separated fields of a line of a file with header `header`.
+pub(super) fn columns<'a, const N: usize>(
+    line: &'a [u8],
+    header: &str,
+) -> Result<[&'a [u8]; N], String> {
+    match fixed::<N>(split(line, b',')) {
+        (f, n) if n == N => Ok(f),
+        (_, n) => Err(format!(
+            "expected {N} comma-separated fields ({header}), found {n}"
+        )),
+    }
+}
+
+/// A time in ns, or [`NO_TIME`] for an empty field.
+pub(super) fn optional_time(b: &[u8]) -> Result<u64, String> {
+    if b.is_empty() {
+        Ok(NO_TIME)
+    } else {
+        time_ns(b).ok_or_else(|| expected("a time in ns or nothing", b))
+    }
+}
+
+/// `R`, `W` or `T`.
+pub(super) fn op_letter(b: &[u8]) -> Result<Op, String> {
+    match b {
+        b"R" => Ok(Op::Read),
+        b"W" => Ok(Op::Write),
+        b"T" => Ok(Op::Trim),
+        _ => Err(expected("R, W or T", b)),
     }
 }
