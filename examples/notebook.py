@@ -15,9 +15,8 @@ import wafer
 import wafer.plot
 
 HERE = Path(__file__).resolve().parent
-TRACE = HERE.parent.parent.parent / "shared" / "traces" / "disksim" / "tpcc-small.trace"
-if not TRACE.exists():
-    TRACE = HERE.parent.parent / "shared" / "traces" / "disksim" / "tpcc-small.trace"
+# MQSim's TPC-C sample, which the repository carries (traces/third-party/README.md).
+TRACE = HERE.parent / "traces" / "third-party" / "disksim" / "tpcc-small.trace"
 OUT = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("wafer-out") / "notebook"
 
 # %% Open a trace: statistics, then the requests as NumPy batches.
