@@ -4,10 +4,10 @@
 
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use wafer_lab::store::{write_atomic, Store};
-use wafer_lab::{execute, CellResult, Experiment, Preface, Quiet, RunOptions};
+use wafer_lab::study::Study;
+use wafer_lab::{execute, CellResult, Experiment, GridStudy, Quiet, RunOptions};
 
 use crate::errors::{lab_err, value_err};
 
@@ -27,7 +27,17 @@ pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResu
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
         let store = Store::new(&out);
         store.remove_stale_temporaries();
-        Ok(store.collect(&plan).into_iter().map(|r| r.id).collect())
+        let study = GridStudy::new(plan, None);
+        Ok(study
+            .cells()
+            .iter()
+            .filter(|c| {
+                store
+                    .load::<CellResult>(&c.id())
+                    .is_some_and(|r| study.is_result_of(&r, c))
+            })
+            .map(|c| c.id())
+            .collect())
     })
 }
 
@@ -81,12 +91,9 @@ pub fn run_local(
 
 fn run(experiment: &Path, out: &Path, jobs: usize) -> PyResult<String> {
     let plan = Experiment::load(experiment).map_err(lab_err)?;
-    let opts = RunOptions {
-        out: out.to_path_buf(),
-        jobs,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
-    let done = execute(&plan, &opts, &mut Quiet, &|_| Preface::default()).map_err(lab_err)?;
+    let jobs = if jobs == 0 { plan.exp.workers } else { jobs };
+    let study = Arc::new(GridStudy::new(plan, Some(out)));
+    let done = execute(&study, &RunOptions::stored(out, jobs), &mut Quiet).map_err(lab_err)?;
     let o = &done.outcome;
     let summary = serde_json::json!({
         "out": out.display().to_string(),

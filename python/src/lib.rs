@@ -17,6 +17,8 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<trace::TraceReader>()?;
     m.add_function(wrap_pyfunction!(trace::trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::policies, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::devices, m)?)?;
     m.add_function(wrap_pyfunction!(lab::plan_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::compute_cell, m)?)?;

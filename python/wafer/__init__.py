@@ -6,7 +6,8 @@ The Rust core does the work; this package exposes it to notebooks and clusters:
 >>> trace = wafer.open_trace("trace.csv.gz")
 >>> for batch in trace.batches(100_000):
 ...     print(batch["offset"][:5])
->>> wafer.simulate("trace.csv.gz", "lru", "16MiB")["metrics"]["hit_ratio"]
+>>> wafer.simulate("trace.csv.gz", "lru", "16MiB")["hit_ratio"]
+>>> rows = wafer.simulate("trace.csv.gz", ["lru", "ts-clock"], ["4MiB", "16MiB"])
 >>> out = wafer.run_experiment("exp.toml", backend="dask", address="tcp://sched:8786")
 >>> df = wafer.load_results(out)
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from ._wafer import LAB_VERSION, WaferError, __version__
 from .experiment import load_results, run_experiment
-from .sim import simulate
+from .sim import devices, policies, simulate
 from .trace import Trace, open_trace, read_trace
 
 __all__ = [
@@ -26,8 +27,10 @@ __all__ = [
     "Trace",
     "WaferError",
     "__version__",
+    "devices",
     "load_results",
     "open_trace",
+    "policies",
     "read_trace",
     "run_experiment",
     "simulate",

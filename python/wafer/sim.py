@@ -1,54 +1,91 @@
-"""One simulation: a trace through one policy at one cache size."""
+"""Simulations: a trace through policies x cache sizes (x devices), decoded once."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from os import PathLike
 from typing import Any, Literal
 
 from . import _wafer
 from .trace import Trace
 
+Size = str | int
+"""A size: a string (``"16MiB"``, ``"4096p"``, ``"5%"``) or an int of bytes."""
+
+
+def _size(s: Size) -> str:
+    if isinstance(s, bool) or not isinstance(s, (str, int)):
+        raise TypeError(f"size {s!r}: expected a string such as '16MiB' or an int of bytes")
+    return str(s)
+
+
+def _list(v: Any, size: bool = False) -> list[str]:
+    items = [v] if isinstance(v, (str, int)) else list(v)
+    return [_size(x) if size else str(x) for x in items]
+
 
 def simulate(
     trace: str | PathLike[str] | Trace,
-    policy: str,
-    cache: str,
+    policy: str | Sequence[str],
+    cache: Size | Sequence[Size],
     *,
-    block: str = "4MiB",
-    page_size: str = "4KiB",
+    block: Size = "4MiB",
+    page_size: Size = "4KiB",
     warmup: int = 0,
     write_miss_fetch: bool = False,
     flush_at_end: bool = False,
     granularity: Literal["page", "record"] = "page",
     format: str | None = None,
-    device: str | None = None,
-) -> dict[str, Any]:
-    """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see ``wafer policies``)
-    with a cache of ``cache`` (``"16MiB"``, ``"4096p"`` or ``"5%"`` of the footprint).
+    device: str | Sequence[str] | None = None,
+    stream: bool = False,
+    jobs: int = 0,
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see :func:`policies`) with a
+    cache of ``cache`` (``"16MiB"``, ``"4096p"``, ``"5%"`` of the footprint, or an int
+    of bytes).
 
-    Returns the record ``wafer sim --json`` prints for this cell (``trace``,
-    ``policy``, ``cache``, ``capacity_pages``, ..., and ``metrics``: hits, hit ratio,
-    page reads/writes, write IOs, block utilisation, ...), with identical numbers.
-    With ``device`` (a profile such as ``"microsd-16g"``, see ``wafer ftl --help``, or
-    a device ``.toml`` file), the after-cache operations are replayed on its FTL as in
-    an experiment cell, and ``ftl`` holds the device metrics (WAF, erases, busy time).
-    The GIL is released while the core runs, so threads can simulate in parallel.
+    ``policy``, ``cache`` and ``device`` may be lists: every combination runs over the
+    trace decoded once, ``jobs`` at a time (0: all cores). Returns the row
+    ``wafer sim --json`` prints (``policy``, ``cache``, ``capacity_pages``,
+    ``hit_ratio``, ``page_writes``, ..., ``ftl_erases``, ``ftl_waf``), the same names
+    and numbers as the CLI and an experiment's ``results.csv``; a list of rows when any
+    argument is a list. With ``device`` (a profile such as ``"microsd-16g"``, see
+    :func:`devices`, or a device ``.toml`` file), the after-cache operations are
+    replayed on its FTL. The GIL is released while the core runs.
     """
     if isinstance(trace, Trace):
         format = format or trace.format
         trace = trace.path
+    single = isinstance(policy, str) and isinstance(cache, (str, int)) and (
+        device is None or isinstance(device, str)
+    )
     text = _wafer.simulate(
         str(trace),
-        policy,
-        cache,
-        block=block,
-        page_size=page_size,
+        _list(policy),
+        _list(cache, size=True),
+        block=_size(block),
+        page_size=_size(page_size),
         granularity=granularity,
         warmup=warmup,
         write_miss_fetch=write_miss_fetch,
         flush_at_end=flush_at_end,
         format=format,
-        device=device,
+        devices=[] if device is None else _list(device),
+        stream=stream,
+        jobs=jobs,
     )
-    return json.loads(text)
+    rows = json.loads(text)
+    return rows[0] if single else rows
+
+
+def policies() -> list[dict[str, Any]]:
+    """Every registered policy: ``name``, ``aliases``, ``params`` (name, default,
+    meaning) and ``summary``, as ``wafer policies --json`` lists them."""
+    return json.loads(_wafer.policies())
+
+
+def devices() -> list[dict[str, Any]]:
+    """Every built-in device profile: ``name``, ``ftl``, ``capacity_bytes``,
+    ``page_size``, ``pages_per_block`` and ``summary``."""
+    return json.loads(_wafer.devices())

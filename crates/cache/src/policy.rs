@@ -100,7 +100,7 @@ pub struct ParamError {
 }
 
 /// One named parameter of a policy, for help, validation messages and docs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct ParamSpec {
     /// Key as written on the command line (`window` in `cflru:window=0.25`).
     pub name: &'static str,

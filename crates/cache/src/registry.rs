@@ -19,7 +19,7 @@ use crate::metrics::Metrics;
 use crate::policy::{ParamError, ParamSet, ParamSpec, Policy};
 
 /// What the registry knows about one policy.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize)]
 pub struct PolicyInfo {
     /// Canonical name.
     pub name: &'static str,

@@ -223,7 +223,7 @@ fn after_cache_wtr_reads_like_a_trace() {
         String::from_utf8_lossy(&out.stderr)
     );
     let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let m = &sim[0]["metrics"];
+    let m = &sim[0];
     let i = info(&after);
     assert_eq!(i["reads"]["count"], m["page_reads"]);
     assert_eq!(i["writes"]["count"], m["page_writes"]);

@@ -4,12 +4,12 @@
 //! the four micro benchmarks of Table 5 on the timed SSD (wafer-ssd) x on-board cache
 //! size x associativity x APU policy, plus an idle-threshold sweep (Figs. 6-8, 10-11).
 //!
-//! The grid is not the cache x FTL grid of [`crate::runner`] (its cells are timed
-//! device runs), so it has its own small runner with the same guarantees: each cell
-//! is a pure function of its parameters, stored atomically as
-//! `<out>/apu-cells/<id>.json` the moment it finishes, and a rerun computes only the
-//! missing cells. Tables (`apu-results.csv`, `.parquet`, `.json`), figures (SVG + PNG) and
-//! `report.html` are written atomically from the stored cells.
+//! Its cells are timed device runs, not cache x FTL runs: [`ApuStudy`] is a
+//! [`Study`] of its own, run by the one runner ([`crate::study::run`]) with the same
+//! guarantees (each cell stored atomically as `<out>/cells/<id>.json` the moment it
+//! finishes, a rerun computes only the missing cells). Tables (`results.csv`,
+//! `.parquet`, `.json`), figures (SVG + PNG) and `report.html` are written atomically
+//! from the stored cells ([`execute`]).
 //!
 //! Resolved details:
 //! * Device: samsung-k9 timing at 16 GiB with a page-level FTL, erased (as docs/ssd.md's
@@ -24,17 +24,19 @@
 //!   it uses the generator's default.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use wafer_ssd::{Apu, Arrival, Assoc, CacheConfig, FtlFlash, Ssd, SsdConfig};
 use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec};
 
-use crate::cell::VERSION;
 use crate::error::LabError;
 use crate::parquet_file::Row;
 use crate::plot::{Chart, Kind, Series};
-use crate::store::{csv, write_atomic};
+use crate::spec::VERSION;
+use crate::store::{write_atomic, Store};
+use crate::study::{Observer, RunOptions, Study};
 
 /// Paper 004's micro benchmarks (Table 5), as generator kinds.
 pub const KINDS: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
@@ -147,8 +149,7 @@ pub struct ApuCell {
 impl ApuCell {
     /// Stable id: xxh3-64 of the parameters (version included).
     pub fn id(&self) -> String {
-        let json = serde_json::to_string(self).expect("cells serialise");
-        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(json.as_bytes()))
+        crate::study::cell_id(self)
     }
 
     /// The configuration label (`WB 2-way`, `APU-LRU 4-way`, `no cache`).
@@ -251,15 +252,19 @@ pub struct ApuResult {
     pub utilisation: f64,
 }
 
-/// What [`run`] produced.
+/// What [`execute`] produced.
 #[derive(Clone, Debug)]
 pub struct ApuOutcome {
     /// Results of stored cells, in [`ApuStudy::cells`] order.
     pub results: Vec<ApuResult>,
+    /// Cells in the study.
+    pub total: usize,
     /// Cells computed by this run.
     pub computed: usize,
     /// Cells found in the store.
     pub reused: usize,
+    /// Whether the run was stopped before computing every cell.
+    pub interrupted: bool,
     /// Figures written (SVG; a PNG next to each).
     pub figures: Vec<PathBuf>,
     /// The report.
@@ -268,59 +273,52 @@ pub struct ApuOutcome {
     pub comparison: Vec<String>,
 }
 
-/// Run `study` into `out` with `jobs` threads (0 = all cores); `stop` ends it early
-/// (finished cells are kept); `done(n, total)` after each cell.
-pub fn run(
-    study: &ApuStudy,
-    out: &Path,
-    jobs: usize,
-    stop: &AtomicBool,
-    done: &(dyn Fn(usize, usize) + Sync),
+impl Study for ApuStudy {
+    type Cell = ApuCell;
+    type Output = ApuResult;
+    type Shared = ();
+
+    fn cells(&self) -> Vec<ApuCell> {
+        ApuStudy::cells(self)
+    }
+
+    fn label(&self, c: &ApuCell) -> String {
+        format!(
+            "{} {} MiB {} gap {} ms",
+            c.kind,
+            c.cache_mb,
+            c.config(),
+            c.gap_ms
+        )
+    }
+
+    fn prepare(&self, _: usize, _: &mut dyn Observer) -> Result<(), LabError> {
+        Ok(())
+    }
+
+    fn compute(&self, cell: &ApuCell, _: &(), _: &AtomicU64) -> Result<ApuResult, LabError> {
+        cell.run()
+    }
+
+    fn is_result_of(&self, r: &ApuResult, cell: &ApuCell) -> bool {
+        r.cell == *cell
+    }
+}
+
+/// Run `study` with the one runner into `opts.out` (required), then write the
+/// tables, figures and report from the stored cells.
+pub fn execute(
+    study: &Arc<ApuStudy>,
+    opts: &RunOptions,
+    obs: &mut dyn Observer,
 ) -> Result<ApuOutcome, LabError> {
-    use rayon::prelude::*;
-    let cells = study.cells();
-    let dir = out.join("apu-cells");
-    std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
-    let load = |c: &ApuCell| -> Option<ApuResult> {
-        let b = std::fs::read(dir.join(format!("{}.json", c.id()))).ok()?;
-        serde_json::from_slice::<ApuResult>(&b)
-            .ok()
-            .filter(|r| r.cell == *c)
-    };
-    let have: Vec<Option<ApuResult>> = cells.iter().map(load).collect();
-    let todo: Vec<&ApuCell> = cells
-        .iter()
-        .zip(&have)
-        .filter(|(_, h)| h.is_none())
-        .map(|(c, _)| c)
-        .collect();
-    let reused = cells.len() - todo.len();
-    let count = std::sync::atomic::AtomicUsize::new(reused);
-    let jobs = if jobs == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        jobs
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| LabError::Invalid(format!("thread pool: {e}")))?;
-    let computed: Vec<ApuResult> = pool.install(|| {
-        todo.par_iter()
-            .filter(|_| !stop.load(Ordering::Relaxed))
-            .map(|c| {
-                let r = c.run()?;
-                let json = serde_json::to_vec(&r).map_err(|e| LabError::Invalid(e.to_string()))?;
-                write_atomic(&dir.join(format!("{}.json", r.id)), &json)?;
-                done(count.fetch_add(1, Ordering::Relaxed) + 1, cells.len());
-                Ok(r)
-            })
-            .collect::<Result<Vec<_>, LabError>>()
-    })?;
-    let n_computed = computed.len();
-    // Results as stored (JSON round trip), so a resumed run reports what a fresh one does.
-    let results: Vec<ApuResult> = cells.iter().filter_map(load).collect();
-    write_tables(out, &results)?;
+    let out = opts
+        .out
+        .clone()
+        .ok_or_else(|| LabError::Invalid("the apu study needs an output folder".into()))?;
+    let run = crate::study::run(study, opts, obs)?;
+    let results = run.results;
+    write_tables(&out, &results)?;
     let charts = figures(study, &results);
     let mut paths = Vec::new();
     for (stem, chart) in &charts {
@@ -338,8 +336,10 @@ pub fn run(
     )?;
     Ok(ApuOutcome {
         results,
-        computed: n_computed,
-        reused,
+        total: run.total,
+        computed: run.computed,
+        reused: run.reused,
+        interrupted: run.interrupted,
         figures: paths,
         report,
         comparison,
@@ -373,16 +373,11 @@ impl ApuResult {
     }
 }
 
-/// `apu-results.csv`, `.parquet` (typed columns, as `results.parquet`) and `.json`.
+/// `results.csv`, `.parquet` and `.json`, one flat row per cell.
 fn write_tables(out: &Path, results: &[ApuResult]) -> Result<(), LabError> {
     let rows: Vec<Row> = results.iter().map(ApuResult::row).collect();
-    write_atomic(&out.join("apu-results.csv"), csv(&rows).as_bytes())?;
-    if let Some(first) = rows.first() {
-        let bytes = crate::parquet_file::encode(&rows, first)?;
-        write_atomic(&out.join("apu-results.parquet"), &bytes)?;
-    }
-    let json = serde_json::to_vec_pretty(results).map_err(|e| LabError::Invalid(e.to_string()))?;
-    write_atomic(&out.join("apu-results.json"), &json)
+    Store::new(out).write_tables(&rows, rows.first())?;
+    Ok(())
 }
 
 fn grid<'a>(rs: &'a [ApuResult], gap: f64, kind: &'a str) -> impl Iterator<Item = &'a ApuResult> {

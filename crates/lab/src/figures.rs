@@ -25,10 +25,10 @@
 //! Cache metrics do not depend on the device, so cache-only figures use the first
 //! device column.
 
-use crate::cell::CellResult;
-use crate::config::Plan;
+use crate::experiment::Plan;
+use crate::grid::TraceInfo;
 use crate::plot::{spans_decades, Chart, Kind, Series};
-use crate::runner::TraceInfo;
+use crate::result::CellResult;
 
 /// Figure kinds and what they show.
 pub const FIGURES: [(&str, &str); 9] = [
@@ -130,7 +130,7 @@ impl Ctx<'_> {
 
 /// The page size as `4 KiB`.
 fn kib(plan: &Plan) -> String {
-    let b = plan.granularity.unit();
+    let b = plan.granularity().unit();
     if b >= 1024 && b % 1024 == 0 {
         format!("{} KiB", b / 1024)
     } else {
@@ -272,7 +272,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
             }
         }
         if want("block-utilization") {
-            let bins = burst_bins(plan.pages_per_block);
+            let bins = burst_bins(plan.pages_per_block.get());
             let series = plan
                 .policies
                 .iter()

@@ -1,91 +1,48 @@
-//! wafer-lab: experiments over the whole pipeline (issue 5).
+//! wafer-lab: studies over the whole pipeline.
 //!
-//! An [`Experiment`] file describes a grid (traces x policies x cache sizes x
-//! devices); [`config`] validates it into a [`Plan`]; [`runner`] computes the missing
-//! cells in parallel and [`store`] keeps each one the moment it finishes; [`figures`],
-//! [`plot`] and [`report`] turn the results into SVG figures and one self-contained
-//! HTML report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
-//! `wafer demo`. [`execute`] does all of it.
+//! A run is described once: an [`Experiment`] (an experiment file, `wafer sim`'s
+//! arguments or the Python API's keywords) is validated into a [`Plan`] whose grid of
+//! traces x policies x cache sizes x devices is a list of [`RunSpec`]s. Every study
+//! (that grid, [`GridStudy`]; paper 004's timed-SSD grid, [`apu::ApuStudy`]) is a
+//! [`Study`] run by the one resumable, parallel runner [`study::run`], which keeps
+//! each finished cell in the [`store`] the moment it finishes. [`figures`], [`plot`]
+//! and [`report`] turn results into SVG/PNG figures and one self-contained HTML
+//! report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
+//! `wafer demo`. [`execute`] runs a grid and writes all of it.
 //!
 //! ```no_run
-//! use wafer_lab::{execute, Experiment, Quiet, RunOptions};
+//! use std::sync::Arc;
+//! use wafer_lab::{execute, Experiment, GridStudy, Quiet, RunOptions};
 //! let plan = Experiment::load("exp.toml".as_ref())?;
-//! let opts = RunOptions { out: "out".into(), jobs: 0, stop: Default::default() };
-//! let done = execute(&plan, &opts, &mut Quiet, &|_| Default::default())?;
+//! let out = std::path::Path::new("out");
+//! let study = Arc::new(GridStudy::new(plan, Some(out)));
+//! let done = execute(&study, &RunOptions::stored(out, 0), &mut Quiet)?;
 //! println!("{} cells, report in out/report.html", done.outcome.total);
 //! # Ok::<(), wafer_lab::LabError>(())
 //! ```
 #![deny(missing_docs)]
 
 pub mod apu;
-pub mod cell;
-pub mod cells;
-pub mod config;
+pub mod compute;
 pub mod error;
+pub mod experiment;
 pub mod figures;
+pub mod grid;
 pub mod parquet_file;
 pub mod plot;
 pub mod png;
 pub mod presets;
 pub mod report;
-pub mod runner;
+pub mod result;
+pub mod spec;
 pub mod store;
+pub mod study;
 
-pub use cell::{CellParams, CellResult, FtlSummary, VERSION};
-pub use cells::{run_cell, run_prepared, GridPos};
-pub use config::{Experiment, Plan};
+pub use compute::{run_cell, CellSink};
 pub use error::LabError;
+pub use experiment::{Experiment, GridPos, Plan};
+pub use grid::{execute, Done, GridStudy, Outcome};
 pub use report::Preface;
-pub use runner::{run, Observer, Outcome, Quiet, RunOptions};
-
-use std::path::PathBuf;
-
-/// What [`execute`] produced.
-#[derive(Clone, Debug)]
-pub struct Done {
-    /// The run.
-    pub outcome: Outcome,
-    /// SVG files written (each with a PNG next to it).
-    pub figures: Vec<PathBuf>,
-    /// The report, if written.
-    pub report: Option<PathBuf>,
-}
-
-/// Run `plan`, then write `results.csv`, `results.json`, `figures/*.svg` (and `.png`) and
-/// `report.html` under `opts.out` (also after an interruption, from the cells that
-/// are finished). `preface` makes the report's opening notes from the results (a
-/// preset's claims next to the measurements).
-pub fn execute(
-    plan: &Plan,
-    opts: &RunOptions,
-    obs: &mut dyn Observer,
-    preface: &dyn Fn(&[CellResult]) -> Preface,
-) -> Result<Done, LabError> {
-    let outcome = runner::run(plan, opts, obs)?;
-    let st = store::Store::new(&opts.out);
-    st.write_tables(&outcome.results)?;
-    let figs = figures::draw(plan, &outcome.results, &outcome.traces);
-    let mut paths = Vec::new();
-    for f in &figs {
-        let p = opts.out.join("figures").join(format!("{}.svg", f.stem));
-        let svg = f.chart.svg();
-        store::write_atomic(&p, svg.as_bytes())?;
-        store::write_atomic(&p.with_extension("png"), &png::render(&svg, 2.0)?)?;
-        paths.push(p);
-    }
-    let report = if plan.exp.outputs.report {
-        let p = opts.out.join("report.html");
-        store::write_atomic(
-            &p,
-            report::html(plan, &outcome, &figs, &preface(&outcome.results)).as_bytes(),
-        )?;
-        Some(p)
-    } else {
-        None
-    };
-    Ok(Done {
-        outcome,
-        figures: paths,
-        report,
-    })
-}
+pub use result::{CellResult, FtlSummary};
+pub use spec::{Access, PageSize, RunSpec, VERSION};
+pub use study::{Observer, Quiet, RunOptions, Study};

@@ -20,8 +20,8 @@ use parquet::format::KeyValue;
 use parquet::schema::types::Type;
 use serde_json::Value;
 
-use crate::cell::VERSION;
 use crate::error::LabError;
+use crate::spec::VERSION;
 
 /// One row: `(column, value)` pairs.
 pub type Row = Vec<(String, Value)>;

@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use wafer_cache::registry;
 
-use crate::cell::CellResult;
-use crate::config::{Experiment, Outputs, Plan, TraceDef};
 use crate::error::LabError;
+use crate::experiment::{Experiment, Outputs, Plan, TraceDef};
+use crate::result::CellResult;
 
 /// How a comparison reads a cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -343,6 +343,7 @@ impl Preset {
             traces,
             policies: have.iter().map(|s| s.to_string()).collect(),
             cache_sizes: self.sizes.iter().map(|s| s.to_string()).collect(),
+            access: Default::default(),
             page_size: "4KiB".into(),
             block_size: "4MiB".into(),
             devices: self.devices.iter().map(|s| s.to_string()).collect(),
@@ -353,7 +354,11 @@ impl Preset {
             cost: Default::default(),
             workers: 0,
             stream: false,
-            outputs: Outputs::default(),
+            outputs: Outputs {
+                // CRAW's area sizes over time (paper 002 Fig. 15).
+                series_every: 10_000,
+                ..Outputs::default()
+            },
         };
         exp.plan(self.name, Path::new("."))
     }

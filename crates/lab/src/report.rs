@@ -5,11 +5,12 @@
 
 use std::fmt::Write;
 
-use crate::cell::{CellResult, VERSION};
-use crate::config::Plan;
+use crate::experiment::Plan;
 use crate::figures::{Figure, FIGURES};
+use crate::grid::Outcome;
 use crate::plot::{esc, fmt_num};
-use crate::runner::Outcome;
+use crate::result::CellResult;
+use crate::spec::VERSION;
 
 /// Extra text a preset adds at the top (claims next to measurements).
 #[derive(Clone, Debug, Default)]

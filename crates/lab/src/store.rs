@@ -1,8 +1,8 @@
-//! The results store (issue 5, item 3): `<out>/cells/<cell-id>.json`, one file per
-//! finished cell, written atomically the moment the cell finishes, and the aggregate
-//! tables `results.csv`, `results.json` and `results.parquet` (one row per cell, see
-//! [`CellResult::row`] and [`crate::parquet_file`]), rewritten atomically after the
-//! run.
+//! The results store: `<out>/cells/<cell-id>.json`, one file per finished cell of
+//! any [`Study`](crate::study::Study), written atomically the moment the cell
+//! finishes, and the aggregate tables `results.csv`, `results.json` and
+//! `results.parquet` (one flat row per cell, see [`crate::parquet_file`]), rewritten
+//! atomically after the run.
 //!
 //! Atomic write: the bytes go to `.<name>.tmp.<pid>` in the same folder, are fsynced,
 //! and the file is renamed over the target, then the folder is fsynced; a reader (or a
@@ -14,8 +14,11 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cell::CellResult;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
 use crate::error::LabError;
+use crate::parquet_file::Row;
 
 /// Write `bytes` to `path` atomically (tmp + fsync + rename); on any failure the
 /// temporary is removed, so a full disk leaves no debris beside the target.
@@ -70,25 +73,16 @@ impl Store {
     }
 
     /// The stored result of cell `id`, if there is a readable one.
-    pub fn load(&self, id: &str) -> Option<CellResult> {
+    pub fn load<T: DeserializeOwned>(&self, id: &str) -> Option<T> {
         let bytes = fs::read(self.cell_path(id)).ok()?;
-        let r: CellResult = serde_json::from_slice(&bytes).ok()?;
-        (r.id == id).then_some(r)
+        serde_json::from_slice(&bytes).ok()
     }
 
-    /// Store a finished cell.
-    pub fn save(&self, r: &CellResult) -> Result<(), LabError> {
-        self.save_and_reload(r).map(|_| ())
-    }
-
-    /// Store a finished cell and return it as [`Store::load`] will read it back.
-    /// serde_json's float parsing may differ from the computed value in the last bit,
-    /// so the runner reports what is stored: a resumed run then equals an
-    /// uninterrupted one bit for bit.
-    pub fn save_and_reload(&self, r: &CellResult) -> Result<CellResult, LabError> {
-        let json = serde_json::to_vec(r).map_err(|e| LabError::Invalid(e.to_string()))?;
-        write_atomic(&self.cell_path(&r.id), &json)?;
-        serde_json::from_slice(&json).map_err(|e| LabError::Invalid(e.to_string()))
+    /// Store a finished cell. Floats are written in their shortest exact form and
+    /// read back exactly, so a stored cell equals the computed one bit for bit.
+    pub fn save<T: Serialize>(&self, id: &str, result: &T) -> Result<(), LabError> {
+        let json = serde_json::to_vec(result).map_err(|e| LabError::Invalid(e.to_string()))?;
+        write_atomic(&self.cell_path(id), &json)
     }
 
     /// Remove the temporaries (`.<name>.tmp.<pid>`) that a killed run left among the
@@ -106,24 +100,19 @@ impl Store {
         }
     }
 
-    /// The stored results of `plan`'s cells, in grid order (missing cells left out).
-    pub fn collect(&self, plan: &crate::config::Plan) -> Vec<CellResult> {
-        plan.cells()
-            .iter()
-            .filter_map(|c| self.load(&c.id()))
-            .collect()
-    }
-
-    /// Write `results.csv`, `results.json` and `results.parquet` for `results` (grid
-    /// order).
-    pub fn write_tables(&self, results: &[CellResult]) -> Result<(), LabError> {
-        let rows: Vec<_> = results.iter().map(|r| r.row(true)).collect();
-        if let Some(first) = results.first() {
-            // Every column present, so that the Parquet types do not depend on the data.
-            let mut t = first.clone();
-            t.ftl.get_or_insert_with(Default::default);
-            let bytes = crate::parquet_file::encode(&rows, &t.row(true))?;
-            write_atomic(&self.out.join("results.parquet"), &bytes)?;
+    /// Write `results.csv`, `results.json` and `results.parquet` from flat rows (cell
+    /// order); `template` is a row with every column present (no nulls) that fixes the
+    /// Parquet column types.
+    pub fn write_tables(
+        &self,
+        rows: &[Row],
+        template: Option<&Row>,
+    ) -> Result<Vec<PathBuf>, LabError> {
+        let mut written = Vec::new();
+        if let Some(t) = template {
+            let p = self.out.join("results.parquet");
+            write_atomic(&p, &crate::parquet_file::encode(rows, t)?)?;
+            written.push(p);
         }
         let json: Vec<serde_json::Map<String, serde_json::Value>> = rows
             .iter()
@@ -131,13 +120,18 @@ impl Store {
             .collect();
         let text =
             serde_json::to_string_pretty(&json).map_err(|e| LabError::Invalid(e.to_string()))?;
-        write_atomic(&self.out.join("results.json"), text.as_bytes())?;
-        write_atomic(&self.out.join("results.csv"), csv(&rows).as_bytes())
+        let p = self.out.join("results.json");
+        write_atomic(&p, text.as_bytes())?;
+        written.push(p);
+        let p = self.out.join("results.csv");
+        write_atomic(&p, csv(rows).as_bytes())?;
+        written.push(p);
+        Ok(written)
     }
 }
 
 /// Rows as CSV (header from the first row; every row has the same columns).
-pub fn csv(rows: &[Vec<(String, serde_json::Value)>]) -> String {
+pub fn csv(rows: &[Row]) -> String {
     let mut s = String::new();
     let Some(first) = rows.first() else {
         return s;

@@ -4,12 +4,13 @@
 //! counts follow the configuration, the Parquet table holds the rows, and a rerun
 //! computes nothing and reports the same rows.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use serde_json::Value;
 use wafer_lab::apu::{self, ApuStudy};
+use wafer_lab::{Quiet, RunOptions};
 
 fn study() -> ApuStudy {
     ApuStudy {
@@ -30,16 +31,16 @@ fn study() -> ApuStudy {
 fn a_reduced_apu_preset_writes_rows_figures_and_report() {
     let dir = tempfile::tempdir().unwrap();
     let s = study();
-    let stop = AtomicBool::new(false);
-    let a = apu::run(&s, dir.path(), 2, &stop, &|_, _| {}).unwrap();
+    let s = Arc::new(s);
+    let a = apu::execute(&s, &RunOptions::stored(dir.path(), 2), &mut Quiet).unwrap();
     // 2 kinds x (no cache + 2 sizes x 2 ways x 2 APUs) + 2 thresholds.
     assert_eq!(a.results.len(), 2 * (1 + 2 * 2 * 2) + 2);
     assert_eq!(a.computed, a.results.len());
-    let csv = std::fs::read_to_string(dir.path().join("apu-results.csv")).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), a.results.len() + 1);
     assert!(csv.starts_with("cell_id,kind,gap_ms,cache_mb,ways,apu,"));
     // The Parquet table: the same rows, typed (text, counts, doubles, flags).
-    let f = std::fs::File::open(dir.path().join("apu-results.parquet")).unwrap();
+    let f = std::fs::File::open(dir.path().join("results.parquet")).unwrap();
     let pq: Vec<Vec<(String, Value)>> = SerializedFileReader::new(f)
         .unwrap()
         .get_row_iter(None)
@@ -128,11 +129,11 @@ fn a_reduced_apu_preset_writes_rows_figures_and_report() {
     assert!(html.contains("<svg") && html.contains("paper 004"));
     assert!(a.comparison.iter().any(|l| l.contains("100 ms gap")));
     // Resumable: a rerun computes nothing and reports the same rows.
-    let b = apu::run(&s, dir.path(), 1, &stop, &|_, _| {}).unwrap();
+    let b = apu::execute(&s, &RunOptions::stored(dir.path(), 1), &mut Quiet).unwrap();
     assert_eq!((b.computed, b.reused), (0, a.results.len()));
     assert_eq!(b.results, a.results);
     assert_eq!(
-        std::fs::read_to_string(dir.path().join("apu-results.csv")).unwrap(),
+        std::fs::read_to_string(dir.path().join("results.csv")).unwrap(),
         csv
     );
 }

@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use serde_json::Value;
+use std::sync::Arc;
 use wafer_lab::figures::{self, FIGURES};
 use wafer_lab::store::Store;
-use wafer_lab::{execute, run_cell, CellResult, Experiment, Plan, Quiet, RunOptions};
+
+use wafer_lab::{execute, run_cell, CellResult, Experiment, GridStudy, Plan, Quiet, RunOptions};
 
 /// A trace the repository carries (`traces/README.md`), so these tests run from a
 /// clone alone.
@@ -54,12 +56,8 @@ series_every = 500
 }
 
 fn run(plan: &Plan, out: PathBuf, jobs: usize) -> wafer_lab::Done {
-    let opts = RunOptions {
-        out,
-        jobs,
-        stop: Default::default(),
-    };
-    execute(plan, &opts, &mut Quiet, &|_| Default::default()).unwrap()
+    let study = Arc::new(GridStudy::new(plan.clone(), Some(&out)));
+    execute(&study, &RunOptions::stored(&out, jobs), &mut Quiet).unwrap()
 }
 
 fn rows(results: &[CellResult]) -> Vec<Vec<(String, Value)>> {
@@ -78,9 +76,12 @@ fn same_rows(a: &[Vec<(String, Value)>], b: &[Vec<(String, Value)>], what: &str)
     }
 }
 
-/// A result as the store holds it (JSON round trip).
+/// A result as the store holds it (JSON round trip): equal to the computed one, bit
+/// for bit (floats are written in their shortest exact form and parsed exactly).
 fn as_stored(r: CellResult) -> CellResult {
-    serde_json::from_slice(&serde_json::to_vec(&r).unwrap()).unwrap()
+    let back: CellResult = serde_json::from_slice(&serde_json::to_vec(&r).unwrap()).unwrap();
+    assert_eq!(back, r, "the JSON round trip changed a value");
+    back
 }
 
 #[test]
@@ -122,11 +123,8 @@ fn single_cells_compute_what_the_runner_stores() {
     let stored: Vec<&str> = done.outcome.results.iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, stored, "grid order and ids");
     let store = Store::new(&out);
-    same_rows(
-        &rows(&store.collect(&plan)),
-        &rows(&done.outcome.results),
-        "collect",
-    );
+    let collected: Vec<CellResult> = ids.iter().filter_map(|id| store.load(id)).collect();
+    same_rows(&rows(&collected), &rows(&done.outcome.results), "collect");
     // A remote worker's view: one cell at a time, decoded on its own.
     for i in [0, 7, 13, 22] {
         let r = as_stored(run_cell(&plan, &cells[i]).unwrap());
@@ -145,7 +143,7 @@ fn single_cells_compute_what_the_runner_stores() {
     let out2 = dir.path().join("driver");
     let st2 = Store::new(&out2);
     for c in &cells {
-        st2.save(&run_cell(&plan, c).unwrap()).unwrap();
+        st2.save(&c.id(), &run_cell(&plan, c).unwrap()).unwrap();
     }
     let fin = run(&plan, out2.clone(), 1);
     assert_eq!((fin.outcome.computed, fin.outcome.reused), (0, 24));

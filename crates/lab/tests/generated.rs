@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use wafer_lab::{execute, CellResult, Experiment, Plan, Quiet, RunOptions};
+use wafer_lab::{execute, CellResult, Experiment, GridStudy, Plan, Quiet, RunOptions};
 use wafer_trace::gen::GenSpec;
 use wafer_trace::{OutFormat, TraceWriter, WriteInfo};
 
@@ -23,12 +23,8 @@ fn load(dir: &Path, trace: &str) -> Result<Plan, String> {
 }
 
 fn run(plan: &Plan, out: &Path) -> Vec<CellResult> {
-    let opts = RunOptions {
-        out: out.to_path_buf(),
-        jobs: 2,
-        stop: Default::default(),
-    };
-    execute(plan, &opts, &mut Quiet, &|_| Default::default())
+    let study = std::sync::Arc::new(GridStudy::new(plan.clone(), Some(out)));
+    execute(&study, &RunOptions::stored(out, 2), &mut Quiet)
         .unwrap()
         .outcome
         .results
@@ -97,13 +93,14 @@ fn a_generated_trace_gives_what_the_same_requests_from_a_file_give() {
         &load(dir.path(), "{ path = \"zipf.wtr\", name = \"zipf\" }").unwrap(),
         &dir.path().join("f"),
     );
-    // Identity differs (checksum of the spec vs of the file); every metric agrees.
+    // Identity differs (checksum of the spec vs of the file, no format vs wtr); every
+    // metric agrees.
     let metrics = |rs: &[CellResult]| -> Vec<Vec<(String, Value)>> {
         rs.iter()
             .map(|r| {
                 r.row(false)
                     .into_iter()
-                    .filter(|(k, _)| k != "cell_id" && k != "trace_checksum")
+                    .filter(|(k, _)| !["cell_id", "trace_checksum", "format"].contains(&k.as_str()))
                     .collect()
             })
             .collect()

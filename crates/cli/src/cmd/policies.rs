@@ -5,8 +5,7 @@
 
 use std::io::Write;
 
-use serde::Serialize;
-use wafer_cache::{PolicyInfo, POLICIES};
+use wafer_cache::POLICIES;
 
 /// Arguments of `wafer policies`.
 #[derive(clap::Args, Debug)]
@@ -16,55 +15,12 @@ pub struct Args {
     pub json: bool,
 }
 
-#[derive(Serialize)]
-struct Param {
-    name: &'static str,
-    default: &'static str,
-    doc: &'static str,
-}
-
-#[derive(Serialize)]
-struct Entry {
-    name: &'static str,
-    aliases: &'static [&'static str],
-    summary: &'static str,
-    citation: &'static str,
-    flash_aware: bool,
-    offline: bool,
-    block_aware: bool,
-    params: Vec<Param>,
-}
-
-impl From<&PolicyInfo> for Entry {
-    fn from(p: &PolicyInfo) -> Self {
-        Entry {
-            name: p.name,
-            aliases: p.aliases,
-            summary: p.summary,
-            citation: p.citation,
-            flash_aware: p.flash_aware,
-            offline: p.offline,
-            block_aware: p.block_aware,
-            params: p
-                .params
-                .iter()
-                .map(|s| Param {
-                    name: s.name,
-                    default: s.default,
-                    doc: s.doc,
-                })
-                .collect(),
-        }
-    }
-}
-
 /// Run `wafer policies`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        let all: Vec<Entry> = POLICIES.iter().map(Entry::from).collect();
-        serde_json::to_writer_pretty(&mut out, &all)?;
+        serde_json::to_writer_pretty(&mut out, POLICIES)?;
         writeln!(out)?;
         return Ok(());
     }

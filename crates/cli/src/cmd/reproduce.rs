@@ -34,7 +34,7 @@ pub struct Args {
 }
 
 /// Run `preset` into `out` and print the comparison.
-pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()> {
+pub fn reproduce(preset: &'static Preset, out: &Path, jobs: usize) -> anyhow::Result<()> {
     let plan = preset.plan()?;
     let mut stdout = std::io::stdout();
     writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
@@ -43,12 +43,12 @@ pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()>
         format!("{}: {}", preset.name, preset.paper),
         NOTE.to_string(),
     ];
-    let preface = |results: &[wafer_lab::CellResult]| {
+    let preface = move |results: &[wafer_lab::CellResult]| {
         let mut lines = head.clone();
         lines.extend(preset.compare(results));
         Preface { lines }
     };
-    let done = run_plan(&plan, out, jobs, &preface)?;
+    let done = run_plan(plan, out, jobs, Box::new(preface))?;
     let cmp = preset.compare(&done.outcome.results);
     writeln!(stdout)?;
     for l in cmp {
@@ -59,7 +59,6 @@ pub fn reproduce(preset: &Preset, out: &Path, jobs: usize) -> anyhow::Result<()>
 
 /// Run the apu preset (paper 004) into `out`.
 fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
-    use std::sync::atomic::Ordering;
     use wafer_lab::apu::{self, ApuStudy};
     if args.requests == 0 {
         return Err(UsageError("--requests must be at least 1".into()).into());
@@ -74,13 +73,14 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         "apu: SSD on-board cache with automatic periodic update (paper 004)"
     )?;
     writeln!(stdout, "note: {}", apu::NOTE)?;
-    let stop = crate::interrupt::graceful();
-    let total = study.cells().len() as u64;
-    let pb = crate::progress::bar(total, "cells");
-    let done = apu::run(&study, out, args.jobs, &stop, &|n, _| {
-        pb.set_position(n as u64)
-    })?;
-    pb.finish_and_clear();
+    let opts = wafer_lab::RunOptions {
+        out: Some(out.to_path_buf()),
+        jobs: args.jobs,
+        stop: crate::interrupt::graceful(),
+    };
+    let mut obs = super::run::Bar::default();
+    let done = apu::execute(&std::sync::Arc::new(study), &opts, &mut obs)?;
+    obs.finish();
     writeln!(
         stdout,
         "{} cells ({} computed, {} reused); report {}",
@@ -93,8 +93,12 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
     for l in &done.comparison {
         writeln!(stdout, "{l}")?;
     }
-    if stop.load(Ordering::Relaxed) {
-        anyhow::bail!("interrupted: rerun the same command to finish");
+    if done.interrupted {
+        anyhow::bail!(
+            "interrupted: {} of {} cells are stored; run the same command again to finish",
+            done.results.len(),
+            done.total
+        );
     }
     Ok(())
 }

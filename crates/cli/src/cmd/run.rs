@@ -9,7 +9,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use wafer_lab::{execute, CellResult, Experiment, Observer, Plan, Preface, RunOptions};
+use std::sync::Arc;
+
+use wafer_lab::grid::PrefaceFn;
+use wafer_lab::{execute, Experiment, GridStudy, Observer, Plan, RunOptions};
 
 use crate::progress;
 
@@ -36,8 +39,18 @@ pub struct Args {
 }
 
 /// Draws cells done, throughput and ETA on stderr.
-struct Bar {
+#[derive(Default)]
+pub struct Bar {
     bar: Option<ProgressBar>,
+}
+
+impl Bar {
+    /// Clear the bar.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 impl Observer for Bar {
@@ -56,9 +69,9 @@ impl Observer for Bar {
         }
     }
 
-    fn cell_done(&mut self, r: &CellResult) {
+    fn cell_done(&mut self, label: &str) {
         if let Some(b) = &self.bar {
-            b.set_message(r.params.label());
+            b.set_message(label.to_string());
             b.inc(1);
         }
     }
@@ -67,22 +80,24 @@ impl Observer for Bar {
 /// Run `plan` into `out` with a progress bar and a Ctrl-C handler, then print where
 /// everything went.
 pub fn run_plan(
-    plan: &Plan,
+    plan: Plan,
     out: &Path,
     jobs: usize,
-    preface: &dyn Fn(&[CellResult]) -> Preface,
+    preface: Box<PrefaceFn>,
 ) -> anyhow::Result<wafer_lab::Done> {
-    let stop = crate::interrupt::graceful();
-    let opts = RunOptions {
-        out: out.to_path_buf(),
-        jobs,
-        stop,
+    let jobs = match (jobs, plan.exp.workers) {
+        (0, w) => w,
+        (j, _) => j,
     };
-    let mut obs = Bar { bar: None };
-    let done = execute(plan, &opts, &mut obs, preface)?;
-    if let Some(b) = &obs.bar {
-        b.finish_and_clear();
-    }
+    let opts = RunOptions {
+        out: Some(out.to_path_buf()),
+        jobs,
+        stop: crate::interrupt::graceful(),
+    };
+    let study = Arc::new(GridStudy::new(plan, Some(out)).with_preface(preface));
+    let mut obs = Bar::default();
+    let done = execute(&study, &opts, &mut obs)?;
+    obs.finish();
     let o = &done.outcome;
     let mut stdout = std::io::stdout().lock();
     writeln!(
@@ -128,7 +143,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(address) = &args.dask {
         return run_dask(&args.experiment, &out, address);
     }
-    run_plan(&plan, &out, args.jobs, &|_| Preface::default()).map(|_| ())
+    run_plan(
+        plan,
+        &out,
+        args.jobs,
+        Box::new(|_: &[_]| Default::default()),
+    )
+    .map(|_| ())
 }
 
 /// `--dask`: hand the run to the Python package's Dask driver (`python3 -m

@@ -1,34 +1,31 @@
 //! `wafer sim`: replay a trace through one or more policies at one or more cache sizes
-//! and print the metrics (a table, or JSON with `--json`).
+//! and print the result rows (a table, JSON with `--json`, CSV with `--csv`).
 //!
-//! The trace is read and densified once ([`PreparedTrace`]); every (policy, size) cell
-//! then runs over it, `--jobs` cells at a time. With `--stream` the trace is instead
-//! read once per cell and never held in memory (memory grows with the distinct pages,
-//! not the accesses): the way to run a trace too large to prepare. Cache sizes are
-//! bytes (`16MiB`), pages (`4096p`) or a fraction of the trace's footprint (`5%`; with
-//! `--stream` this costs one counting pass, [`Footprint`]). With `--after`, each
-//! cell's after-cache trace is written to a file whose name is a template when there
-//! are several cells (`{policy}` and `{cache}` are replaced; no other `{...}`). Each
-//! file replaces its target only once complete; a file that is the trace itself is
-//! refused. Results do not depend on `--jobs` or `--stream`.
+//! The arguments fill an [`Experiment`] (the description an experiment file and the
+//! Python API fill too), validated by [`Experiment::plan_as`] and run by the one
+//! runner ([`wafer_lab::study::run`]) with no store: the trace is read and densified
+//! once; every (policy, size) run then goes over it, `--jobs` at a time. With
+//! `--stream` the trace is instead read once per run and never held in memory (memory
+//! grows with the distinct pages, not the accesses): the way to run a trace too large
+//! to prepare. Cache sizes are bytes (`16MiB`), pages (`4096p`) or a share of the
+//! trace's footprint (`5%`; with `--stream` this costs one counting pass). With
+//! `--after`, each run's after-cache trace is written to a file whose name is a
+//! template when there are several runs (`{policy}` and `{cache}` are replaced; no
+//! other `{...}`). Each file replaces its target only once complete; a file that is
+//! the trace itself is refused. Results do not depend on `--jobs` or `--stream`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::Arc;
 
-use anyhow::Context;
 use indicatif::ProgressBar;
-use serde::Serialize;
-use wafer_cache::after::{FileSink, NullSink};
-use wafer_cache::{
-    run_policy, CostModel, Footprint, Input, Metrics, PolicySpec, PreparedTrace, SimConfig,
-    SimError,
-};
-use wafer_trace::units::{parse_page_size, parse_size, CacheSize};
-use wafer_trace::{Format, Granularity, ReadOptions};
+use wafer_cache::after::FileSink;
+use wafer_cache::{CostModel, PolicySpec, SimError};
+use wafer_lab::experiment::{Outputs, TraceDef};
+use wafer_trace::units::CacheSize;
+use wafer_lab::{Access, CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
 
 use super::trace::info::format_arg;
-use super::{about_file, list, no_duplicates, policy_list, refuse_input_as_output, unknown, usage};
+use super::{list, no_duplicates, policy_list, refuse_input_as_output, unknown, usage};
 use crate::progress;
 
 /// How requests become cache accesses.
@@ -63,6 +60,11 @@ pub struct Args {
     /// repeatable or comma-separated (`-c 4MiB,16MiB`).
     #[arg(short = 'c', long = "cache", visible_alias = "cache-size", required = true, num_args = 1..)]
     pub caches: Vec<String>,
+    /// Devices behind the cache (profiles such as microsd-16g, or device .toml
+    /// files; see `wafer ftl --help`): the after-cache operations are replayed on each
+    /// one's FTL; repeatable or comma-separated.
+    #[arg(short = 'd', long = "device", num_args = 1..)]
+    pub devices: Vec<String>,
     /// Erase-block size (block = page div pages-per-block).
     #[arg(long, default_value = "4MiB")]
     pub block: String,
@@ -95,9 +97,13 @@ pub struct Args {
     /// {policy} and {cache}.
     #[arg(long)]
     pub after: Option<PathBuf>,
-    /// Print JSON (one object per cell) instead of a table.
-    #[arg(long)]
+    /// Print JSON (one flat row per run, the columns of an experiment's
+    /// results.json) instead of a table.
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV (the columns of an experiment's results.csv) instead of a table.
+    #[arg(long)]
+    pub csv: bool,
     /// Read the trace once per cell instead of holding it in memory (for traces too
     /// large to prepare; OPT still needs the whole trace). A share of the footprint
     /// (`5%`) costs one more counting pass.
@@ -106,26 +112,6 @@ pub struct Args {
     /// Cells run at once (default: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
-}
-
-/// One cell of the result.
-#[derive(Serialize, Debug)]
-struct Row {
-    trace: String,
-    /// The format the trace was read as (detected or `--format`).
-    format: Option<Format>,
-    policy: String,
-    cache: String,
-    capacity_pages: u32,
-    page_size: u32,
-    pages_per_block: u32,
-    granularity: Granularity,
-    warmup: u64,
-    write_miss_fetch: bool,
-    flush_at_end: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    after: Option<String>,
-    metrics: Metrics,
 }
 
 /// A policy spec; an unknown name gets a "did you mean".
@@ -141,253 +127,191 @@ pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
     })
 }
 
-/// Run `wafer sim`.
-pub fn run(args: Args) -> anyhow::Result<()> {
-    let specs = policy_list(&args.policies)
+/// The flag a key of the run description comes from, for error messages.
+fn flag(key: &str) -> String {
+    format!(
+        "--{}",
+        wafer_lab::experiment::option_name(key).replace('_', "-")
+    )
+}
+
+/// Lab errors as CLI errors: a refused description is a usage error (exit 2).
+fn lab_error(e: LabError) -> anyhow::Error {
+    match e {
+        LabError::Config { .. } => usage(e),
+        e => e.into(),
+    }
+}
+
+/// The run description `wafer sim`'s arguments give.
+pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
+    let policies = policy_list(&args.policies);
+    // Parsed here first for the "did you mean" hint; the plan parses them again.
+    let specs = policies
         .iter()
-        .map(|p| parse_policy(p).map(|s| (p.clone(), s)))
+        .map(|p| parse_policy(p).map(|s| (p.clone(), s.label())))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let labelled: Vec<(String, String)> =
-        specs.iter().map(|(t, s)| (t.clone(), s.label())).collect();
-    no_duplicates("policy", &labelled)?;
-    let specs: Vec<PolicySpec> = specs.into_iter().map(|(_, s)| s).collect();
-    let sizes = list(&args.caches)
-        .into_iter()
+    no_duplicates("policy", &specs)?;
+    let caches = list(&args.caches);
+    let sizes = caches
+        .iter()
         .map(|c| {
-            CacheSize::parse(&c)
-                .map(|s| (c, s))
-                .map_err(|e| usage(e.to_string()))
+            CacheSize::parse(c)
+                .map(|s| (c.clone(), s))
+                .map_err(|e| usage(format!("--cache: {e}")))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     no_duplicates("cache size", &sizes)?;
-    let granularity = match args.granularity {
-        GranularityArg::Page => Granularity::Page {
-            page_size: parse_page_size(&args.page_size).map_err(usage)?,
+    format_arg(args.format.as_deref())?;
+    Ok(Experiment {
+        name: "wafer sim".into(),
+        traces: vec![TraceDef {
+            format: args.format.clone(),
+            ..TraceDef::file(args.trace.clone())
+        }],
+        policies,
+        cache_sizes: caches,
+        access: match args.granularity {
+            GranularityArg::Page => Access::Page,
+            GranularityArg::Record => Access::Record,
         },
-        GranularityArg::Record => Granularity::Record,
-    };
-    let unit = granularity.unit();
-    let block = parse_size(&args.block).map_err(|e| usage(e.to_string()))?;
-    if block < unit || block % unit != 0 {
-        return Err(usage(format!(
-            "block size {} must be a multiple of the {unit} B page",
-            args.block
-        )));
+        page_size: args.page_size.clone(),
+        block_size: args.block.clone(),
+        devices: list(&args.devices),
+        aging: None,
+        warmup: args.warmup,
+        write_miss_fetch: args.write_miss_fetch,
+        flush_at_end: args.flush_at_end,
+        cost: CostModel {
+            t_read_ns: args.t_read_ns,
+            t_write_ns: args.t_write_ns,
+        },
+        workers: 0,
+        stream: args.stream,
+        outputs: Outputs {
+            figures: Vec::new(),
+            keep_after: false,
+            report: false,
+            series_every: args.series_every,
+        },
+    })
+}
+
+/// Progress of the runs: accesses simulated, runs done.
+struct Progress {
+    bar: ProgressBar,
+    todo: usize,
+    done: usize,
+}
+
+impl Observer for Progress {
+    fn start(&mut self, _: usize, todo: usize) {
+        self.todo = todo;
     }
-    let ppb = u32::try_from(block / unit).map_err(|_| usage("block size too large"))?;
+
+    fn message(&mut self, msg: &str) {
+        self.bar.set_message(msg.to_string());
+    }
+
+    fn work(&mut self, done: u64) {
+        self.bar.set_position(done);
+    }
+
+    fn cell_done(&mut self, _: &str) {
+        self.done += 1;
+        self.bar.set_message(format!(
+            "simulating: {} of {} runs done",
+            self.done, self.todo
+        ));
+    }
+}
+
+/// Run `wafer sim`.
+pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(a) = &args.after {
-        check_template(a, specs.len(), sizes.len())?;
-    }
-    let format = format_arg(args.format.as_deref())?;
-
-    let opts = ReadOptions {
-        format,
-        ..ReadOptions::default()
-    };
-    // Errors of the trace reader name the file (and line) themselves.
-    let open = || wafer_trace::open(&args.trace, &opts);
-    let reading = |e: anyhow::Error| about_file(e, "reading", &args.trace);
-    let needs_footprint = sizes.iter().any(|(_, s)| s.needs_footprint());
-    // Opened first in every mode: the format it was read as goes into the output.
-    let mut reader = open()?;
-    let format = reader.meta().format;
-    let (prepared, footprint) = if args.stream {
-        let footprint = if needs_footprint {
-            let pb = progress::bar(reader.meta().requests.unwrap_or(0), "counting pages");
-            let f = Footprint::count(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
-                .map_err(|e| reading(e.into()))?;
-            pb.finish_and_clear();
-            Some(f)
-        } else {
-            None
-        };
-        (None, footprint)
-    } else {
-        let pb = progress::bar(reader.meta().requests.unwrap_or(0), "reading trace");
-        let trace = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
-            .map_err(|e| match e {
-                SimError::TooLarge(_) => anyhow::anyhow!("{e} (wafer sim --stream)"),
-                e => e.into(),
-            })
-            .map_err(reading)?;
-        pb.finish_and_clear();
-        let f = Footprint {
-            pages: trace.universe(),
-            accesses: trace.accesses(),
-        };
-        (Some(trace), Some(f))
-    };
-    drop(reader);
-
-    let mut cells = Vec::with_capacity(specs.len() * sizes.len());
-    for spec in &specs {
-        for (text, size) in &sizes {
-            let universe = footprint.map_or(0, |f| u64::from(f.pages));
-            let capacity_pages = size
-                .pages(unit, universe)
-                .map_err(|e| usage(e.to_string()))?;
-            let cfg = SimConfig {
-                granularity,
-                capacity_pages,
-                pages_per_block: ppb,
-                warmup: args.warmup,
-                write_miss_fetch: args.write_miss_fetch,
-                flush_at_end: args.flush_at_end,
-                cost: CostModel {
-                    t_read_ns: args.t_read_ns,
-                    t_write_ns: args.t_write_ns,
-                },
-                series_every: args.series_every,
-            };
-            let after = args.after.as_ref().map(|t| expand(t, spec, text));
-            if let Some(p) = &after {
-                refuse_input_as_output(p, &[&args.trace])?;
-            }
-            cells.push(Cell {
-                spec,
-                cache: text,
-                cfg,
-                after,
-            });
+        check_template(
+            a,
+            policy_list(&args.policies).len(),
+            list(&args.caches).len(),
+        )?;
+        if FileSink::EXTENSIONS
+            .iter()
+            .all(|e| !a.to_string_lossy().to_ascii_lowercase().ends_with(e))
+        {
+            return Err(usage(format!(
+                "{}: after-cache trace must end in {}",
+                a.display(),
+                FileSink::EXTENSIONS.join(" or ")
+            )));
         }
     }
-
-    let total = footprint.map_or(0, |f| f.accesses * cells.len() as u64);
-    let pb = if total > 0 {
-        progress::bar(total, "simulating")
-    } else {
-        progress::counter("simulating")
-    };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, cells.len().max(1));
-    let run_one = |cell: &Cell| -> anyhow::Result<Metrics> {
-        let mut last = 0u64;
-        let mut tick = |n: u64| {
-            pb.inc(n.saturating_sub(last));
-            last = n;
-        };
-        let mut reader;
-        let input = match &prepared {
-            Some(t) => Input::Prepared(t),
-            None => {
-                reader = open()?;
-                Input::Stream(reader.as_mut())
-            }
-        };
-        Ok(match &cell.after {
-            Some(p) => {
-                let mut sink = FileSink::create(p, cell.cfg.unit()).map_err(|e| match e {
-                    wafer_trace::Error::Invalid(m) => usage(m),
-                    e => e.into(),
-                })?;
-                run_policy(cell.spec, input, &cell.cfg, &mut sink, &mut tick)?
-            }
-            None => run_policy(cell.spec, input, &cell.cfg, &mut NullSink, &mut tick)?,
-        })
-    };
-    let results = run_cells(&cells, jobs, &pb, run_one);
-    pb.finish_and_clear();
-
-    let mut rows = Vec::with_capacity(cells.len());
-    for (cell, result) in cells.iter().zip(results) {
-        let metrics = result.with_context(|| format!("{} @ {}", cell.spec, cell.cache))?;
-        rows.push(Row {
-            trace: args.trace.display().to_string(),
-            format,
-            policy: cell.spec.label(),
-            cache: cell.cache.clone(),
-            capacity_pages: cell.cfg.capacity_pages,
-            page_size: unit as u32,
-            pages_per_block: ppb,
-            granularity,
-            warmup: args.warmup,
-            write_miss_fetch: args.write_miss_fetch,
-            flush_at_end: args.flush_at_end,
-            after: cell.after.as_ref().map(|p| p.display().to_string()),
-            metrics,
-        });
+    let exp = experiment(&args)?;
+    // A trace that cannot be opened is a runtime error (exit 1), named once.
+    std::fs::File::open(&args.trace)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", args.trace.display()))?;
+    let plan = exp.plan_as(&flag, Path::new("")).map_err(lab_error)?;
+    let mut study = GridStudy::new(plan, None);
+    if let Some(t) = args.after.clone() {
+        for c in study.plan().cells() {
+            refuse_input_as_output(&expand(&t, &c.policy, &c.cache), &[&args.trace])?;
+        }
+        study = study.with_after(Box::new(move |c| Some(expand(&t, &c.policy, &c.cache))));
     }
+    let cells = study.plan().cells().len();
+    let opts = RunOptions {
+        out: None,
+        jobs: args.jobs.unwrap_or(0).min(cells.max(1)),
+        stop: crate::interrupt::graceful(),
+    };
+    let mut obs = Progress {
+        bar: progress::counter("reading trace"),
+        todo: 0,
+        done: 0,
+    };
+    let study = Arc::new(study);
+    let run = wafer_lab::study::run(&study, &opts, &mut obs).map_err(lab_error)?;
+    obs.bar.finish_and_clear();
+    if run.interrupted {
+        anyhow::bail!(
+            "interrupted: {} of {} runs finished",
+            run.results.len(),
+            run.total
+        );
+    }
+    let rows = &run.results;
 
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &rows)?;
+        let json: Vec<serde_json::Value> = rows.iter().map(json_row).collect();
+        serde_json::to_writer_pretty(&mut out, &json)?;
         writeln!(out)?;
+    } else if args.csv {
+        let flat: Vec<_> = rows.iter().map(|r| r.row(true)).collect();
+        write!(out, "{}", wafer_lab::store::csv(&flat))?;
     } else {
-        // A streamed run without a counting pass learns the trace's size from a cell.
-        let m = &rows[0].metrics;
-        let (pages, accesses) = footprint
-            .map_or((m.universe, m.warmup_accesses + m.accesses), |f| {
-                (u64::from(f.pages), f.accesses)
-            });
+        let r = &rows[0];
         writeln!(
             out,
-            "trace: {} (format {}), {accesses} accesses, {pages} distinct pages",
+            "trace: {} (format {}), {} accesses, {} distinct pages",
             args.trace.display(),
-            format.map_or("?", Format::name)
+            r.params.format.as_deref().unwrap_or("?"),
+            r.cache.warmup_accesses + r.cache.accesses,
+            r.footprint_pages
         )?;
-        print_table(&mut out, &rows)?;
+        print_table(&mut out, rows)?;
     }
     Ok(())
 }
 
-/// One (policy, cache size) cell.
-struct Cell<'a> {
-    spec: &'a PolicySpec,
-    cache: &'a String,
-    cfg: SimConfig,
-    after: Option<PathBuf>,
-}
-
-/// Run every cell on `jobs` threads, each taking the next cell not yet started; the
-/// results come back in cell order. After a failure no new cell starts (the cells not
-/// started report that they were skipped; the caller returns the first error).
-fn run_cells<T: Send>(
-    cells: &[Cell<'_>],
-    jobs: usize,
-    pb: &ProgressBar,
-    run: impl Fn(&Cell<'_>) -> anyhow::Result<T> + Sync,
-) -> Vec<anyhow::Result<T>> {
-    let next = AtomicUsize::new(0);
-    let done = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let slots: Vec<Mutex<Option<anyhow::Result<T>>>> =
-        cells.iter().map(|_| Mutex::new(None)).collect();
-    let label = |d: usize| format!("simulating: {d} of {} cells done", cells.len());
-    pb.set_message(label(0));
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= cells.len() || failed.load(Ordering::Relaxed) {
-            break;
-        }
-        let r = run(&cells[i]);
-        if r.is_err() {
-            failed.store(true, Ordering::Relaxed);
-        }
-        *slots[i].lock().expect("no panics while held") = Some(r);
-        pb.set_message(label(done.fetch_add(1, Ordering::Relaxed) + 1));
-    };
-    std::thread::scope(|s| {
-        // This thread is one of the workers. A helper that cannot be started (out of
-        // memory or threads) is done without: results do not depend on the count.
-        for _ in 1..jobs {
-            if std::thread::Builder::new().spawn_scoped(s, work).is_err() {
-                break;
-            }
-        }
-        work();
-    });
-    slots
-        .into_iter()
-        .map(|m| {
-            m.into_inner()
-                .expect("no panics while held")
-                .unwrap_or_else(|| Err(anyhow::anyhow!("skipped after an earlier cell failed")))
-        })
-        .collect()
+/// One run as JSON: its flat row, and the policy's series when sampled.
+fn json_row(r: &CellResult) -> serde_json::Value {
+    let mut m: serde_json::Map<String, serde_json::Value> = r.row(true).into_iter().collect();
+    if let Some(s) = &r.cache.series {
+        m.insert("series".into(), serde_json::to_value(s).unwrap_or_default());
+    }
+    serde_json::Value::Object(m)
 }
 
 /// With several policies (sizes), the template must vary by policy (size); braces
@@ -419,11 +343,11 @@ fn check_template(t: &Path, policies: usize, sizes: usize) -> anyhow::Result<()>
 }
 
 /// Fill `{policy}` and `{cache}` with file-name-safe text.
-fn expand(t: &Path, spec: &PolicySpec, cache: &str) -> PathBuf {
+fn expand(t: &Path, policy: &str, cache: &str) -> PathBuf {
     let safe = |s: &str| s.replace([':', ',', '/'], "_").replace('%', "pct");
     PathBuf::from(
         t.to_string_lossy()
-            .replace("{policy}", &safe(&spec.label()))
+            .replace("{policy}", &safe(policy))
             .replace("{cache}", &safe(cache)),
     )
 }
@@ -438,8 +362,9 @@ fn ratio(under: u64, value: f64) -> String {
     }
 }
 
-fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<()> {
-    let header = [
+fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::Result<()> {
+    let device = rows.iter().any(|r| r.ftl.is_some());
+    let mut header = vec![
         "policy",
         "cache",
         "pages",
@@ -449,13 +374,16 @@ fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<(
         "write IOs",
         "burst util",
     ];
-    let cells: Vec<[String; 8]> = rows
+    if device {
+        header.extend(["device", "erases", "WAF"]);
+    }
+    let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let m = &r.metrics;
-            [
-                r.policy.clone(),
-                r.cache.clone(),
+            let m = &r.cache;
+            let mut c = vec![
+                r.params.policy.clone(),
+                r.params.cache.clone(),
                 r.capacity_pages.to_string(),
                 ratio(m.accesses, m.hit_ratio),
                 (m.page_reads + m.pad_reads).to_string(),
@@ -465,10 +393,18 @@ fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<(
                     m.write_ios,
                     m.block_utilization.write_stream.mean_utilization,
                 ),
-            ]
+            ];
+            if let Some(f) = &r.ftl {
+                c.push(r.params.device.clone());
+                c.push(f.erases.to_string());
+                c.push(ratio(f.host_write_pages, f.waf));
+            } else if device {
+                c.extend(["none".into(), "-".into(), "-".into()]);
+            }
+            c
         })
         .collect();
-    let mut w = header.map(str::len);
+    let mut w: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for c in &cells {
         for (i, s) in c.iter().enumerate() {
             w[i] = w[i].max(s.len());
@@ -480,7 +416,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[Row]) -> std::io::Result<(
             if i > 0 {
                 s.push_str("  ");
             }
-            if i < 2 {
+            if i < 2 || i == 8 {
                 s.push_str(&format!("{v:<width$}", width = w[i]));
             } else {
                 s.push_str(&format!("{v:>width$}", width = w[i]));

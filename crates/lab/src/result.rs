@@ -1,68 +1,11 @@
-//! One cell of the grid: its parameters, its identity and its result row.
-//!
-//! The cell id is the xxh3-64 hash (16 hex digits) of the canonical JSON of
-//! [`CellParams`] (which holds the trace's checksum, the full device description and
-//! the wafer version), so a rerun of the same experiment finds the cells it already
-//! has and a changed parameter, trace file or wafer version computes afresh. The
-//! trace's path and the per-cell timing are not part of the identity.
+//! [`CellResult`]: what one run measured, and its flat row — the one result row of
+//! every front end (`wafer sim`'s table, JSON and CSV, `results.csv`, `.json` and
+//! `.parquet`, the Python API), with the same column names everywhere.
 
 use serde::{Deserialize, Serialize};
-use wafer_cache::{CostModel, Metrics};
-use wafer_ftl::aging::Aging;
+use wafer_cache::Metrics;
 
-/// The wafer version every cell is stamped with.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// Everything that determines a cell's result.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CellParams {
-    /// Trace label.
-    pub trace: String,
-    /// xxh3-64 of the trace file, hex.
-    pub trace_checksum: String,
-    /// Policy spec (canonical label).
-    pub policy: String,
-    /// Cache size as written.
-    pub cache: String,
-    /// Page size, bytes.
-    pub page_size: u32,
-    /// Pages per erase block the policy sees.
-    pub pages_per_block: u32,
-    /// Device label (`none` for cache metrics only).
-    pub device: String,
-    /// The full device description (JSON), empty without a device.
-    pub device_spec: String,
-    /// Aging before measuring.
-    pub aging: Option<Aging>,
-    /// Warm-up accesses.
-    pub warmup: u64,
-    /// Fetch on write miss.
-    pub write_miss_fetch: bool,
-    /// Flush dirty pages at the end.
-    pub flush_at_end: bool,
-    /// Cost model of the cache-only time estimate.
-    pub cost: CostModel,
-    /// Series sampling interval.
-    pub series_every: u64,
-    /// wafer version.
-    pub version: String,
-}
-
-impl CellParams {
-    /// The cell id: 16 hex digits.
-    pub fn id(&self) -> String {
-        let json = serde_json::to_vec(self).expect("cell parameters serialise");
-        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&json))
-    }
-
-    /// `trace / policy / cache / device`, for messages.
-    pub fn label(&self) -> String {
-        format!(
-            "{} / {} / {} / {}",
-            self.trace, self.policy, self.cache, self.device
-        )
-    }
-}
+use crate::spec::RunSpec;
 
 /// What the FTL behind the cache measured.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -134,8 +77,8 @@ impl FtlSummary {
 pub struct CellResult {
     /// Cell id.
     pub id: String,
-    /// Parameters.
-    pub params: CellParams,
+    /// The run.
+    pub params: RunSpec,
     /// Cache capacity in pages the size resolved to.
     pub capacity_pages: u32,
     /// Distinct pages of the trace.
@@ -175,12 +118,14 @@ impl CellResult {
         put("cell_id", self.id.clone().into());
         put("trace", p.trace.clone().into());
         put("trace_checksum", p.trace_checksum.clone().into());
+        put("format", p.format.clone().into());
+        put("access", serde_json::to_value(p.access).unwrap_or_default());
         put("policy", p.policy.clone().into());
         put("cache", p.cache.clone().into());
         put("capacity_pages", self.capacity_pages.into());
         put("footprint_pages", self.footprint_pages.into());
-        put("page_size", p.page_size.into());
-        put("pages_per_block", p.pages_per_block.into());
+        put("page_size", p.page_size.get().into());
+        put("pages_per_block", p.pages_per_block.get().into());
         put("device", p.device.clone().into());
         put(
             "aging_volume_bytes",
@@ -282,35 +227,5 @@ mod tests {
         // [0,4], stride 4, keep 8.
         assert_eq!(d.points, vec![(0, 0), (4, 4), (8, 8)]);
         assert!(d.points.windows(2).all(|w| w[1].0 - w[0].0 == 4));
-    }
-
-    #[test]
-    fn id_changes_with_any_parameter() {
-        let p = CellParams {
-            trace: "t".into(),
-            trace_checksum: "00".into(),
-            policy: "lru".into(),
-            cache: "1MiB".into(),
-            page_size: 4096,
-            pages_per_block: 1024,
-            device: "none".into(),
-            device_spec: String::new(),
-            aging: None,
-            warmup: 0,
-            write_miss_fetch: false,
-            flush_at_end: false,
-            cost: CostModel::default(),
-            series_every: 0,
-            version: VERSION.into(),
-        };
-        let id = p.id();
-        assert_eq!(id.len(), 16);
-        assert_eq!(id, p.clone().id());
-        let mut q = p.clone();
-        q.trace_checksum = "01".into();
-        assert_ne!(q.id(), id);
-        let mut q = p;
-        q.version = "9.9.9".into();
-        assert_ne!(q.id(), id);
     }
 }

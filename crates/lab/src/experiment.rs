@@ -16,6 +16,7 @@
 //!   byte range `p x page_size ..+ page_size`, mapped onto the device's pages, wrapped
 //!   modulo the device's logical capacity (mobile traces span more than a 16 GiB card).
 
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -27,6 +28,21 @@ use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, ReadOptions, RequestReader};
 
 use crate::error::LabError;
+use crate::spec::{Access, PageSize, RunSpec, VERSION};
+
+/// Where a run sits in the grid: indices into the plan's traces, policies, sizes and
+/// devices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GridPos {
+    /// Index into [`Plan::traces`].
+    pub trace: usize,
+    /// Index into [`Plan::policies`].
+    pub policy: usize,
+    /// Index into [`Plan::sizes`].
+    pub size: usize,
+    /// Index into [`Plan::devices`].
+    pub device: usize,
+}
 
 /// A trace of the experiment: a file (`path`) or a synthetic generator (`gen`),
 /// exactly one of the two.
@@ -120,7 +136,7 @@ pub fn gen_checksum(spec: &GenSpec) -> String {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(json.as_bytes());
     h.update(b"\0wafer ");
-    h.update(crate::cell::VERSION.as_bytes());
+    h.update(crate::spec::VERSION.as_bytes());
     format!("{:016x}", h.digest())
 }
 
@@ -180,8 +196,10 @@ pub struct Outputs {
 fn all_figures() -> Vec<String> {
     vec!["all".into()]
 }
+/// Off by default, as in `wafer sim` and the Python API, so the same run described
+/// by any front end is the same [`RunSpec`].
 fn series_every() -> u64 {
-    10_000
+    0
 }
 
 impl Default for Outputs {
@@ -207,6 +225,9 @@ pub struct Experiment {
     pub policies: Vec<String>,
     /// Cache sizes.
     pub cache_sizes: Vec<String>,
+    /// Page accesses (default) or one access per record (libCacheSim's object view).
+    #[serde(default)]
+    pub access: Access,
     /// Page size (`4KiB`).
     #[serde(default = "page_size")]
     pub page_size: String,
@@ -281,10 +302,10 @@ pub struct Plan {
     pub policies: Vec<PolicySpec>,
     /// Parsed sizes with their text.
     pub sizes: Vec<(String, CacheSize)>,
-    /// Granularity (page size).
-    pub granularity: Granularity,
+    /// Page size (the 512 B sector with record accesses).
+    pub page_size: PageSize,
     /// Pages per erase block.
-    pub pages_per_block: u32,
+    pub pages_per_block: NonZeroU32,
     /// Device columns.
     pub devices: Vec<DeviceChoice>,
     /// Aging, parsed.
@@ -329,10 +350,14 @@ impl Experiment {
     /// Validate against `base` (the folder relative paths are resolved in); `file`
     /// prefixes error messages.
     pub fn plan(self, file: &str, base: &Path) -> Result<Plan, LabError> {
-        let err = |key: String, msg: String| LabError::Config {
-            at: format!("{file}: {key}"),
-            msg,
-        };
+        self.plan_as(&|key| format!("{file}: {key}"), base)
+    }
+
+    /// Validate against `base`; `at(key)` says where a key came from in error
+    /// messages (`exp.toml: page_size`, `--page-size`, `page_size=`), so every front
+    /// end refuses the same values with the same message after its own location.
+    pub fn plan_as(self, at: &dyn Fn(&str) -> String, base: &Path) -> Result<Plan, LabError> {
+        let err = |key: String, msg: String| LabError::Config { at: at(&key), msg };
         if self.traces.is_empty() {
             return Err(err("traces".into(), "at least one trace is needed".into()));
         }
@@ -396,7 +421,15 @@ impl Experiment {
                     format!("no such file: {}", path.display()),
                 ));
             }
-            traces.push((t, format));
+            // Detected once here, so every run of the trace reads it the same way and
+            // says which format it was read as.
+            let format = match format {
+                Some(f) => f,
+                None => t.open(None)?.meta().format.ok_or_else(|| {
+                    LabError::Invalid(format!("{}: cannot detect the format", path.display()))
+                })?,
+            };
+            traces.push((t, Some(format)));
         }
         let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
         labels.sort();
@@ -440,42 +473,48 @@ impl Experiment {
             }
             policies.push(spec);
         }
+        let page = match self.access {
+            Access::Page => parse_size(&self.page_size)
+                .map_err(|e| e.to_string())
+                .and_then(PageSize::new)
+                .map_err(|e| err("page_size".into(), format!("\"{}\": {e}", self.page_size)))?,
+            Access::Record => {
+                PageSize::new(wafer_trace::request::SECTOR).expect("512 B is a page size")
+            }
+        };
         let mut sizes = Vec::new();
         for (i, c) in self.cache_sizes.iter().enumerate() {
             let s =
                 CacheSize::parse(c).map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
-            if sizes.iter().any(|(t, _): &(String, CacheSize)| t == c) {
+            if sizes.iter().any(|(_, t): &(String, CacheSize)| *t == s) {
                 return Err(err(
                     format!("cache_sizes[{i}]"),
                     format!("\"{c}\" is listed twice"),
                 ));
             }
+            // Bytes and pages are checked here; a share of the footprint once the
+            // trace's footprint is known.
+            if !s.needs_footprint() {
+                s.pages(u64::from(page.get()), 0)
+                    .map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
+            }
             sizes.push((c.clone(), s));
         }
-        let ps = parse_size(&self.page_size).map_err(|e| err("page_size".into(), e.to_string()))?;
-        let page = u32::try_from(ps)
-            .ok()
-            .filter(|&p| p >= 512 && p.is_power_of_two())
+        let ps = u64::from(page.get());
+        let bs =
+            parse_size(&self.block_size).map_err(|e| err("block_size".into(), e.to_string()))?;
+        let pages_per_block = (bs >= ps && bs % ps == 0)
+            .then(|| u32::try_from(bs / ps).ok().and_then(NonZeroU32::new))
+            .flatten()
             .ok_or_else(|| {
                 err(
-                    "page_size".into(),
+                    "block_size".into(),
                     format!(
-                        "\"{}\" must be a power of two of at least 512 B",
-                        self.page_size
+                        "\"{}\" must be a multiple of the {ps} B page (at most 2^32-1 pages)",
+                        self.block_size
                     ),
                 )
             })?;
-        let bs =
-            parse_size(&self.block_size).map_err(|e| err("block_size".into(), e.to_string()))?;
-        if bs < ps || bs % ps != 0 || bs / ps > u64::from(u32::MAX) {
-            return Err(err(
-                "block_size".into(),
-                format!(
-                    "\"{}\" must be a multiple of the page size",
-                    self.block_size
-                ),
-            ));
-        }
         let mut devices = Vec::new();
         for (i, d) in self.devices.iter().enumerate() {
             if d.eq_ignore_ascii_case("none") {
@@ -537,8 +576,8 @@ impl Experiment {
             traces,
             policies,
             sizes,
-            granularity: Granularity::Page { page_size: page },
-            pages_per_block: (bs / ps) as u32,
+            page_size: page,
+            pages_per_block,
             devices,
             aging,
             exp: self,
@@ -547,6 +586,98 @@ impl Experiment {
 }
 
 impl Plan {
+    /// Every cell of the grid, in grid order (trace, then policy, then cache size,
+    /// then device); `cell.id()` is each one's stable id.
+    pub fn cells(&self) -> Vec<RunSpec> {
+        self.grid().into_iter().map(|(c, _)| c).collect()
+    }
+
+    /// The grid: each cell with its position.
+    pub fn grid(&self) -> Vec<(RunSpec, GridPos)> {
+        let e = &self.exp;
+        let mut cells = Vec::new();
+        for (ti, (t, _)) in self.traces.iter().enumerate() {
+            for (pi, p) in self.policies.iter().enumerate() {
+                for (si, (s, _)) in self.sizes.iter().enumerate() {
+                    for (di, d) in self.devices.iter().enumerate() {
+                        let device_spec = match d {
+                            DeviceChoice::None => String::new(),
+                            DeviceChoice::Device(_, dev) => {
+                                serde_json::to_string(dev).expect("devices serialise")
+                            }
+                        };
+                        let params = RunSpec {
+                            trace: t.label(),
+                            trace_checksum: self.checksums[ti].clone(),
+                            format: self.traces[ti].1.map(|f| f.name().to_string()),
+                            access: e.access,
+                            policy: p.label(),
+                            cache: s.clone(),
+                            page_size: self.page_size,
+                            pages_per_block: self.pages_per_block,
+                            device: d.label().to_string(),
+                            device_spec,
+                            aging: match d {
+                                DeviceChoice::None => None,
+                                DeviceChoice::Device(..) => self.aging.clone(),
+                            },
+                            warmup: e.warmup,
+                            write_miss_fetch: e.write_miss_fetch,
+                            flush_at_end: e.flush_at_end,
+                            cost: e.cost,
+                            series_every: e.outputs.series_every,
+                            version: VERSION.to_string(),
+                        };
+                        let pos = GridPos {
+                            trace: ti,
+                            policy: pi,
+                            size: si,
+                            device: di,
+                        };
+                        cells.push((params, pos));
+                    }
+                }
+            }
+        }
+        cells
+    }
+
+    /// The position of `cell` in this plan's grid, if it belongs to it.
+    pub fn position(&self, cell: &RunSpec) -> Option<GridPos> {
+        self.grid()
+            .into_iter()
+            .find_map(|(c, pos)| (c == *cell).then_some(pos))
+    }
+}
+
+/// The option (`wafer sim` flag without `--`, Python keyword) a key of the
+/// experiment file corresponds to: `cache_sizes[1]` -> `cache`, `block_size` ->
+/// `block`; keys with no option of their own keep their name.
+pub fn option_name(key: &str) -> String {
+    let k = key.split('[').next().unwrap_or(key);
+    match k {
+        "policies" => "policy".into(),
+        "cache_sizes" => "cache".into(),
+        "block_size" => "block".into(),
+        "access" => "granularity".into(),
+        "devices" => "device".into(),
+        _ if key.starts_with("traces") && key.ends_with(".format") => "format".into(),
+        "traces" => "trace".into(),
+        _ => key.split('[').next().unwrap_or(key).into(),
+    }
+}
+
+impl Plan {
+    /// How the traces' requests become accesses.
+    pub fn granularity(&self) -> Granularity {
+        match self.exp.access {
+            Access::Page => Granularity::Page {
+                page_size: self.page_size.get(),
+            },
+            Access::Record => Granularity::Record,
+        }
+    }
+
     /// Whether figure `name` is asked for.
     pub fn wants_figure(&self, name: &str) -> bool {
         self.exp
@@ -583,7 +714,7 @@ mod tests {
         let p = plan(&base("devices = [\"none\", \"microsd-16g\"]")).unwrap();
         assert_eq!(p.policies.len(), 2);
         assert_eq!(p.sizes[1].1, CacheSize::Fraction(0.05));
-        assert_eq!(p.pages_per_block, 1024);
+        assert_eq!(p.pages_per_block.get(), 1024);
         assert_eq!(p.devices.len(), 2);
         assert_eq!(p.traces[0].0.label(), "fileserver");
     }

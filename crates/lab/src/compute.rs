@@ -1,0 +1,271 @@
+//! Computing one run: the trace through the policy, the after-cache operations into
+//! the device's FTL ([`CellSink`]), the result as a [`CellResult`].
+//!
+//! [`run_cell`] computes one run of a plan on its own, for drivers that spread runs
+//! over machines (the Dask backend): a worker process keeps the last trace it
+//! prepared, so the runs of one trace that reach the same worker decode it once.
+//! A run is matched to the plan by its parameters (trace checksum, device description
+//! and wafer version included); a run of another plan, trace file or wafer version is
+//! refused rather than computed with the wrong inputs.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use wafer_cache::after::FileSink;
+use wafer_cache::{run_policy, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp};
+use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
+use wafer_ftl::{AnyFtl, FtlError};
+use wafer_trace::Op;
+
+use crate::error::LabError;
+use crate::experiment::{DeviceChoice, GridPos, Plan};
+use crate::result::{CellResult, Decimator, FtlSummary};
+use crate::spec::{RunSpec, VERSION};
+
+/// Points kept of each write pattern (Fig. 10 scatter).
+pub(crate) const PATTERN_POINTS: usize = 3000;
+
+/// Decode and densify trace `ti` of `plan` (once per trace; cells share it).
+pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
+    let (t, format) = &plan.traces[ti];
+    let mut reader = t.open(*format)?;
+    PreparedTrace::read(plan.granularity(), reader.as_mut(), &mut |_| {}).map_err(|e| {
+        let hint = match e {
+            wafer_cache::SimError::TooLarge(_) => {
+                " (stream it instead: `stream = true`, wafer sim --stream)"
+            }
+            _ => "",
+        };
+        LabError::Invalid(about(&t.source(), format!("{e}{hint}")))
+    })
+}
+
+/// `msg` about `source`, naming it once (reader errors name their file already).
+fn about(source: &str, msg: String) -> String {
+    if msg.contains(source) {
+        msg
+    } else {
+        format!("{source}: {msg}")
+    }
+}
+
+/// The trace this process prepared last, by checksum: the runs of one trace that
+/// reach the same worker decode it once.
+static LAST_PREPARED: Mutex<Option<(String, Arc<PreparedTrace>)>> = Mutex::new(None);
+
+/// Compute one run of `plan` on its own: its trace is prepared (or taken from this
+/// process's last prepared trace), or with `stream = true` counted and streamed.
+pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
+    let pos = locate(plan, cell)?;
+    let work = AtomicU64::new(0);
+    if plan.exp.stream {
+        let (t, format) = &plan.traces[pos.trace];
+        let mut reader = t.open(*format)?;
+        let f = Footprint::count(plan.granularity(), reader.as_mut(), &mut |_| {})
+            .map_err(|e| LabError::Invalid(about(&t.source(), e.to_string())))?;
+        return compute(
+            plan,
+            cell,
+            pos,
+            CellInput::Stream(Some(f.pages)),
+            None,
+            &work,
+        );
+    }
+    // A prepared trace depends on the file, the format it is read as and the
+    // granularity.
+    let checksum = format!(
+        "{} {:?} {:?}",
+        plan.checksums[pos.trace],
+        plan.traces[pos.trace].1,
+        plan.granularity()
+    );
+    let mut last = LAST_PREPARED.lock().unwrap_or_else(|e| e.into_inner());
+    let trace = match &*last {
+        Some((c, t)) if *c == checksum => Arc::clone(t),
+        _ => {
+            *last = None; // free the old trace before preparing the new one
+            let t = Arc::new(prepare_trace(plan, pos.trace)?);
+            *last = Some((checksum, Arc::clone(&t)));
+            t
+        }
+    };
+    drop(last);
+    compute(plan, cell, pos, CellInput::Prepared(&trace), None, &work)
+}
+
+/// Where a cell's accesses come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CellInput<'a> {
+    /// The trace prepared once and shared.
+    Prepared(&'a PreparedTrace),
+    /// The trace file (or generator) read by the cell itself; the trace's distinct
+    /// pages when counted (needed for cache sizes given as a share of the footprint).
+    Stream(Option<u32>),
+}
+
+fn locate(plan: &Plan, cell: &RunSpec) -> Result<GridPos, LabError> {
+    plan.position(cell).ok_or_else(|| LabError::Cell {
+        cell: cell.label(),
+        msg: format!(
+            "cell {} is not in this experiment (different parameters, trace file or wafer version {})",
+            cell.id(),
+            VERSION
+        ),
+    })
+}
+
+/// Compute a run: stream the trace through the policy, the after-cache operations
+/// into the device's FTL (and into the file `after` when given); `work` counts the
+/// accesses done.
+pub(crate) fn compute(
+    plan: &Plan,
+    params: &RunSpec,
+    pos: GridPos,
+    input: CellInput<'_>,
+    after: Option<&Path>,
+    work: &AtomicU64,
+) -> Result<CellResult, LabError> {
+    let t0 = Instant::now();
+    let fail = |msg: String| LabError::Cell {
+        cell: params.label(),
+        msg,
+    };
+    let id = params.id();
+    let footprint = u64::from(match input {
+        CellInput::Prepared(t) => t.universe(),
+        CellInput::Stream(pages) => pages.unwrap_or(0),
+    });
+    let size = plan.sizes[pos.size].1;
+    let capacity_pages = size
+        .pages(plan.granularity().unit(), footprint)
+        .map_err(|e| fail(e.to_string()))?;
+    let e = &plan.exp;
+    let cfg = SimConfig {
+        granularity: plan.granularity(),
+        capacity_pages,
+        pages_per_block: plan.pages_per_block.get(),
+        warmup: e.warmup,
+        write_miss_fetch: e.write_miss_fetch,
+        flush_at_end: e.flush_at_end,
+        cost: e.cost,
+        series_every: e.outputs.series_every,
+    };
+    let mut ftl = match &plan.devices[pos.device] {
+        DeviceChoice::None => None,
+        DeviceChoice::Device(_, d) => {
+            let mut f = d.build_ftl().map_err(|e| fail(e.to_string()))?;
+            if let Some(a) = &plan.aging {
+                wafer_ftl::aging::age(&mut f, a).map_err(|e| fail(format!("aging: {e}")))?;
+            }
+            Some(f)
+        }
+    };
+    let file = match after {
+        Some(p) => Some(FileSink::create(p, cfg.unit())?),
+        None => None,
+    };
+    let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), file);
+    let mut reader;
+    let input = match input {
+        CellInput::Prepared(t) => Input::Prepared(t),
+        CellInput::Stream(_) => {
+            let (t, format) = &plan.traces[pos.trace];
+            reader = t.open(*format)?;
+            Input::Stream(reader.as_mut())
+        }
+    };
+    let mut done = 0u64;
+    let cache = run_policy(
+        &plan.policies[pos.policy],
+        input,
+        &cfg,
+        &mut sink,
+        &mut |n| {
+            work.fetch_add(n.saturating_sub(done), Ordering::Relaxed);
+            done = n;
+        },
+    )
+    .map_err(|e| fail(e.to_string()))?;
+    let (wrapped, write_pattern) = sink.into_parts();
+    let ftl = ftl.map(|f| {
+        use wafer_ftl::Ftl;
+        FtlSummary::from_metrics(&f.metrics(), wrapped)
+    });
+    Ok(CellResult {
+        id,
+        params: params.clone(),
+        capacity_pages,
+        // A streamed run that was not counted first learns the footprint itself.
+        footprint_pages: if footprint == 0 {
+            cache.universe
+        } else {
+            footprint
+        },
+        elapsed_s: t0.elapsed().as_secs_f64(),
+        cache,
+        ftl,
+        write_pattern,
+    })
+}
+
+/// The after-cache sink of one cell: feeds the FTL, optionally a file, and samples
+/// the write pattern.
+pub struct CellSink<'a> {
+    ftl: Option<&'a mut AnyFtl>,
+    unit: u32,
+    stats: ReplayStats,
+    file: Option<FileSink>,
+    pattern: Decimator,
+    error: Option<FtlError>,
+}
+
+impl<'a> CellSink<'a> {
+    /// A sink feeding `ftl` (pages of `unit` bytes) and `file`.
+    pub fn new(ftl: Option<&'a mut AnyFtl>, unit: u32, file: Option<FileSink>) -> CellSink<'a> {
+        CellSink {
+            ftl,
+            unit,
+            stats: ReplayStats::default(),
+            file,
+            pattern: Decimator::new(PATTERN_POINTS),
+            error: None,
+        }
+    }
+
+    /// Operations wrapped onto the device, and the sampled write pattern.
+    pub fn into_parts(self) -> (u64, Vec<(u64, u64)>) {
+        (self.stats.wrapped_requests, self.pattern.points)
+    }
+}
+
+impl AfterSink for CellSink<'_> {
+    #[inline]
+    fn push(&mut self, op: &StorageOp) {
+        if op.op == Op::Write {
+            self.pattern.push((op.access, op.page()));
+        }
+        if let Some(f) = self.file.as_mut() {
+            f.push(op);
+        }
+        if let Some(ftl) = self.ftl.as_deref_mut() {
+            if self.error.is_none() {
+                let req = op.request(self.unit);
+                let r = apply(ftl, &req, ReplayOptions { wrap: true }, &mut self.stats);
+                self.error = r.err();
+            }
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), wafer_trace::Error> {
+        if let Some(f) = self.file.as_mut() {
+            f.finish()?;
+        }
+        match self.error.take() {
+            Some(e) => Err(wafer_trace::Error::Invalid(format!("device: {e}"))),
+            None => Ok(()),
+        }
+    }
+}

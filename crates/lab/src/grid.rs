@@ -1,0 +1,430 @@
+//! The grid study: an experiment's traces x policies x cache sizes x devices, each
+//! run a [`RunSpec`], computed by the one runner ([`crate::study::run`]), then the
+//! tables, figures and report ([`execute`]).
+//!
+//! Each trace that still has missing runs is decoded and densified once into a
+//! [`PreparedTrace`] shared read-only by its runs (also a trace whose facts for the
+//! report are not stored yet). With `stream = true` a trace is never held in memory:
+//! one pass gathers its facts (footprint included, stored, so a rerun skips it) and
+//! every run then reads the trace itself. A run streams the trace through the cache;
+//! the after-cache operations go straight into the device's FTL (never materialised,
+//! unless an after-cache file is asked for).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use wafer_cache::PreparedTrace;
+use wafer_trace::{Densifier, Op};
+
+use crate::compute::{compute, prepare_trace, CellInput, PATTERN_POINTS};
+use crate::error::LabError;
+use crate::experiment::{GridPos, Plan};
+use crate::report::Preface;
+use crate::result::{CellResult, Decimator};
+use crate::spec::RunSpec;
+use crate::store::{write_atomic, Store};
+use crate::study::{self, Observer, RunOptions, Study};
+
+/// Facts about one trace of the experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceInfo {
+    /// Label.
+    pub label: String,
+    /// Path, or `gen: <spec>` for a generated trace.
+    pub path: String,
+    /// xxh3-64 of the file (or of the generator spec and version), hex.
+    pub checksum: String,
+    /// Requests.
+    pub requests: u64,
+    /// Page accesses.
+    pub accesses: u64,
+    /// Distinct pages.
+    pub footprint_pages: u64,
+    /// A sample of the before-cache writes: `(access index, page)`.
+    pub write_pattern: Vec<(u64, u64)>,
+}
+
+/// What a grid run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Runs in the grid.
+    pub total: usize,
+    /// Runs found in the store.
+    pub reused: usize,
+    /// Runs computed by this run.
+    pub computed: usize,
+    /// Whether the run was stopped before computing every cell.
+    pub interrupted: bool,
+    /// Results present, in grid order.
+    pub results: Vec<CellResult>,
+    /// The traces (those whose facts are known).
+    pub traces: Vec<TraceInfo>,
+    /// Wall-clock time of the run, seconds.
+    pub elapsed_s: f64,
+    /// Worker threads used.
+    pub jobs: usize,
+}
+
+/// How the runs of one trace get their accesses.
+pub enum TraceInput {
+    /// Prepared once, shared by the runs.
+    Prepared(Arc<PreparedTrace>),
+    /// Read by each run; the trace's distinct pages, when counted.
+    Stream(Option<u32>),
+}
+
+/// Names the after-cache file of a run (`None`: not kept).
+pub type AfterFile = dyn Fn(&RunSpec) -> Option<PathBuf> + Send + Sync;
+
+/// Makes a report's opening notes from the results (a preset's claims).
+pub type PrefaceFn = dyn Fn(&[CellResult]) -> Preface + Send + Sync;
+
+/// An experiment's grid as a [`Study`].
+pub struct GridStudy {
+    plan: Plan,
+    out: Option<PathBuf>,
+    positions: HashMap<String, GridPos>,
+    after: Box<AfterFile>,
+    preface: Box<PrefaceFn>,
+    infos: Mutex<Vec<Option<TraceInfo>>>,
+}
+
+impl GridStudy {
+    /// The grid of `plan`; trace facts are stored under `out` (when given), and
+    /// `outputs.keep_after` keeps each run's after-cache trace as
+    /// `<out>/after/<id>.csv`.
+    pub fn new(plan: Plan, out: Option<&Path>) -> GridStudy {
+        let positions = plan.grid().into_iter().map(|(c, p)| (c.id(), p)).collect();
+        let after: Box<AfterFile> = match out {
+            Some(o) if plan.exp.outputs.keep_after => {
+                let dir = o.join("after");
+                Box::new(move |c: &RunSpec| Some(dir.join(format!("{}.csv", c.id()))))
+            }
+            _ => Box::new(|_: &RunSpec| None),
+        };
+        let n = plan.traces.len();
+        GridStudy {
+            plan,
+            out: out.map(Path::to_path_buf),
+            positions,
+            after,
+            preface: Box::new(|_: &[CellResult]| Preface::default()),
+            infos: Mutex::new(vec![None; n]),
+        }
+    }
+
+    /// Name each run's after-cache file with `after` instead.
+    pub fn with_after(mut self, after: Box<AfterFile>) -> GridStudy {
+        self.after = after;
+        self
+    }
+
+    /// Open the report with `preface`'s notes.
+    pub fn with_preface(mut self, preface: Box<PrefaceFn>) -> GridStudy {
+        self.preface = preface;
+        self
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    fn pos(&self, cell: &RunSpec) -> GridPos {
+        self.positions[&cell.id()]
+    }
+
+    fn stored_info(&self, ti: usize) -> Option<TraceInfo> {
+        let out = self.out.as_deref()?;
+        let b = std::fs::read(trace_info_path(out, &self.plan.checksums[ti])).ok()?;
+        serde_json::from_slice(&b).ok()
+    }
+
+    fn keep_info(&self, ti: usize, info: TraceInfo) -> Result<(), LabError> {
+        if let Some(out) = &self.out {
+            store_info(&info, out)?;
+        }
+        self.infos.lock().unwrap_or_else(|e| e.into_inner())[ti] = Some(info);
+        Ok(())
+    }
+
+    /// Facts about every trace, from this run, the store, or a pass over the trace.
+    fn traces(&self) -> Result<Vec<TraceInfo>, LabError> {
+        let mut all = Vec::new();
+        for ti in 0..self.plan.traces.len() {
+            let known = self.infos.lock().unwrap_or_else(|e| e.into_inner())[ti].clone();
+            let info = match known.or_else(|| self.stored_info(ti)) {
+                Some(i) => i,
+                None => {
+                    let info = if self.plan.exp.stream {
+                        describe_streamed(&self.plan, ti)?
+                    } else {
+                        describe(&self.plan, ti, &prepare_trace(&self.plan, ti)?)
+                    };
+                    self.keep_info(ti, info.clone())?;
+                    info
+                }
+            };
+            all.push(info);
+        }
+        Ok(all)
+    }
+}
+
+impl Study for GridStudy {
+    type Cell = RunSpec;
+    type Output = CellResult;
+    type Shared = TraceInput;
+
+    fn cells(&self) -> Vec<RunSpec> {
+        self.plan.cells()
+    }
+
+    fn label(&self, cell: &RunSpec) -> String {
+        cell.label()
+    }
+
+    fn group(&self, cell: &RunSpec) -> usize {
+        self.pos(cell).trace
+    }
+
+    fn prepare(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
+        let plan = &self.plan;
+        let stored = self.stored_info(ti);
+        if plan.exp.stream {
+            // Without a report to write or a share of the footprint to resolve, the
+            // runs need no counting pass.
+            if self.out.is_none() && !plan.sizes.iter().any(|(_, s)| s.needs_footprint()) {
+                return Ok(TraceInput::Stream(None));
+            }
+            let info = match stored {
+                Some(info) => info,
+                None => {
+                    obs.message(&format!("counting {}", plan.traces[ti].0.source()));
+                    describe_streamed(plan, ti)?
+                }
+            };
+            let pages = u32::try_from(info.footprint_pages).map_err(|_| {
+                LabError::Invalid(format!(
+                    "{}: more than 2^32 distinct pages",
+                    plan.traces[ti].0.source()
+                ))
+            })?;
+            self.keep_info(ti, info)?;
+            return Ok(TraceInput::Stream(Some(pages)));
+        }
+        obs.message(&format!("reading {}", plan.traces[ti].0.source()));
+        let p = prepare_trace(plan, ti)?;
+        let info = match stored {
+            Some(info) => info,
+            None => describe(plan, ti, &p),
+        };
+        self.keep_info(ti, info)?;
+        Ok(TraceInput::Prepared(Arc::new(p)))
+    }
+
+    fn compute(
+        &self,
+        cell: &RunSpec,
+        shared: &TraceInput,
+        work: &AtomicU64,
+    ) -> Result<CellResult, LabError> {
+        let input = match shared {
+            TraceInput::Prepared(t) => CellInput::Prepared(t),
+            TraceInput::Stream(pages) => CellInput::Stream(*pages),
+        };
+        let after = (self.after)(cell);
+        if let Some(dir) = after.as_deref().and_then(Path::parent) {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
+            }
+        }
+        compute(
+            &self.plan,
+            cell,
+            self.pos(cell),
+            input,
+            after.as_deref(),
+            work,
+        )
+    }
+
+    fn is_result_of(&self, output: &CellResult, cell: &RunSpec) -> bool {
+        output.params == *cell
+    }
+}
+
+/// What [`execute`] produced.
+#[derive(Clone, Debug)]
+pub struct Done {
+    /// The run.
+    pub outcome: Outcome,
+    /// Tables written (`results.parquet`, `.json`, `.csv`).
+    pub tables: Vec<PathBuf>,
+    /// SVG files written (each with a PNG next to it).
+    pub figures: Vec<PathBuf>,
+    /// The report, if written.
+    pub report: Option<PathBuf>,
+}
+
+/// Run the grid with the one runner; with an output folder, then write
+/// `results.csv`, `results.json`, `results.parquet`, `figures/*.svg` (and `.png`) and
+/// `report.html` there (also after an interruption, from the runs that are finished).
+pub fn execute(
+    study: &Arc<GridStudy>,
+    opts: &RunOptions,
+    obs: &mut dyn Observer,
+) -> Result<Done, LabError> {
+    let run = study::run(study, opts, obs)?;
+    let mut outcome = Outcome {
+        total: run.total,
+        reused: run.reused,
+        computed: run.computed,
+        interrupted: run.interrupted,
+        results: run.results,
+        traces: Vec::new(),
+        elapsed_s: run.elapsed_s,
+        jobs: run.jobs,
+    };
+    let Some(out) = opts.out.as_deref() else {
+        return Ok(Done {
+            outcome,
+            tables: Vec::new(),
+            figures: Vec::new(),
+            report: None,
+        });
+    };
+    outcome.traces = study.traces()?;
+    let plan = &study.plan;
+    let rows: Vec<_> = outcome.results.iter().map(|r| r.row(true)).collect();
+    // Every column present, so that the Parquet types do not depend on the data.
+    let template = outcome.results.first().map(|r| {
+        let mut t = r.clone();
+        t.ftl.get_or_insert_with(Default::default);
+        t.row(true)
+    });
+    let tables = Store::new(out).write_tables(&rows, template.as_ref())?;
+    let figs = crate::figures::draw(plan, &outcome.results, &outcome.traces);
+    let mut paths = Vec::new();
+    for f in &figs {
+        let p = out.join("figures").join(format!("{}.svg", f.stem));
+        let svg = f.chart.svg();
+        write_atomic(&p, svg.as_bytes())?;
+        write_atomic(&p.with_extension("png"), &crate::png::render(&svg, 2.0)?)?;
+        paths.push(p);
+    }
+    let report = if plan.exp.outputs.report {
+        let p = out.join("report.html");
+        let preface = (study.preface)(&outcome.results);
+        write_atomic(
+            &p,
+            crate::report::html(plan, &outcome, &figs, &preface).as_bytes(),
+        )?;
+        Some(p)
+    } else {
+        None
+    };
+    Ok(Done {
+        outcome,
+        tables,
+        figures: paths,
+        report,
+    })
+}
+
+fn trace_info_path(out: &Path, checksum: &str) -> PathBuf {
+    out.join("traces").join(format!("{checksum}.json"))
+}
+
+/// Facts about trace `ti` (and its before-cache write pattern) from its prepared
+/// form, stored under `<out>/traces/<checksum>.json` for later runs that need not
+/// decode it.
+fn describe(plan: &Plan, ti: usize, prepared: &PreparedTrace) -> TraceInfo {
+    let mut d = Decimator::new(PATTERN_POINTS);
+    let keys = prepared.keys();
+    let mut access = 0u64;
+    for (&p, &op) in prepared.pages().iter().zip(prepared.ops()) {
+        match op {
+            Op::Write => {
+                d.push((access, keys[p as usize] & PAGE_MASK));
+                access += 1;
+            }
+            Op::Read => access += 1,
+            Op::Trim => {}
+        }
+    }
+    trace_info(
+        plan,
+        ti,
+        prepared.requests() as u64,
+        prepared.accesses(),
+        u64::from(prepared.universe()),
+        d.points,
+    )
+}
+
+/// The same facts as [`describe`] from one pass over the trace, holding only its
+/// distinct pages (for `stream = true`).
+fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
+    let (t, format) = &plan.traces[ti];
+    let mut reader = t.open(*format)?;
+    let mut dens = Densifier::new();
+    let mut d = Decimator::new(PATTERN_POINTS);
+    let (mut requests, mut access) = (0u64, 0u64);
+    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    while reader.read_batch(&mut batch)? {
+        requests += batch.len() as u64;
+        for r in &batch {
+            plan.granularity().for_each_key(r, |key| {
+                dens.id(key);
+                match r.op {
+                    Op::Write => {
+                        d.push((access, key & PAGE_MASK));
+                        access += 1;
+                    }
+                    Op::Read => access += 1,
+                    Op::Trim => {}
+                }
+            });
+        }
+    }
+    Ok(trace_info(
+        plan,
+        ti,
+        requests,
+        access,
+        dens.len() as u64,
+        d.points,
+    ))
+}
+
+fn trace_info(
+    plan: &Plan,
+    ti: usize,
+    requests: u64,
+    accesses: u64,
+    footprint_pages: u64,
+    write_pattern: Vec<(u64, u64)>,
+) -> TraceInfo {
+    let (t, _) = &plan.traces[ti];
+    TraceInfo {
+        label: t.label(),
+        path: t.source(),
+        checksum: plan.checksums[ti].to_string(),
+        requests,
+        accesses,
+        footprint_pages,
+        write_pattern,
+    }
+}
+
+fn store_info(info: &TraceInfo, out: &Path) -> Result<(), LabError> {
+    let json = serde_json::to_vec(info).map_err(|e| LabError::Invalid(e.to_string()))?;
+    write_atomic(&trace_info_path(out, &info.checksum), &json)
+}
+
+/// Page number bits of a page key (the device sits above bit 44).
+const PAGE_MASK: u64 = (1 << wafer_trace::request::DEV_SHIFT) - 1;
