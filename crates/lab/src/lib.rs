@@ -27,6 +27,7 @@ pub mod parquet_file;
 pub mod plot;
 pub mod png;
 pub mod presets;
+pub mod provenance;
 pub mod report;
 pub mod runner;
 pub mod store;
@@ -35,6 +36,7 @@ pub use cell::{CellParams, CellResult, FtlSummary, VERSION};
 pub use cells::{run_cell, run_prepared, GridPos};
 pub use config::{Experiment, Plan};
 pub use error::LabError;
+pub use provenance::Provenance;
 pub use report::Preface;
 pub use runner::{run, Observer, Outcome, Quiet, RunOptions};
 
@@ -51,8 +53,8 @@ pub struct Done {
     pub report: Option<PathBuf>,
 }
 
-/// Run `plan`, then write `results.csv`, `results.json`, `figures/*.svg` (and `.png`) and
-/// `report.html` under `opts.out` (also after an interruption, from the cells that
+/// Run `plan`, then write `results.csv`, `results.json`, `provenance.json`,
+/// `figures/*.svg` (and `.png`) and `report.html` under `opts.out` (also after an interruption, from the cells that
 /// are finished). `preface` makes the report's opening notes from the results (a
 /// preset's claims next to the measurements).
 pub fn execute(
@@ -64,6 +66,9 @@ pub fn execute(
     let outcome = runner::run(plan, opts, obs)?;
     let st = store::Store::new(&opts.out);
     st.write_tables(&outcome.results)?;
+    let prov = Provenance::here();
+    let json = serde_json::to_vec_pretty(&prov).map_err(|e| LabError::Invalid(e.to_string()))?;
+    store::write_atomic(&opts.out.join("provenance.json"), &json)?;
     let figs = figures::draw(plan, &outcome.results, &outcome.traces);
     let mut paths = Vec::new();
     for f in &figs {
@@ -77,7 +82,7 @@ pub fn execute(
         let p = opts.out.join("report.html");
         store::write_atomic(
             &p,
-            report::html(plan, &outcome, &figs, &preface(&outcome.results)).as_bytes(),
+            report::html(plan, &outcome, &figs, &preface(&outcome.results), &prov).as_bytes(),
         )?;
         Some(p)
     } else {

@@ -1,14 +1,15 @@
 //! The HTML report (issue 5, item 5): one self-contained file, `report.html`, with
 //! the figures inline (SVG), the results table, the per-cell timings, the
-//! configuration and the environment. No scripts, no external references: it opens
+//! configuration and the environment, opened by the run's [`Provenance`]. No scripts, no external references: it opens
 //! offline in any browser.
 
 use std::fmt::Write;
 
-use crate::cell::{CellResult, VERSION};
+use crate::cell::CellResult;
 use crate::config::Plan;
 use crate::figures::{Figure, FIGURES};
 use crate::plot::{esc, fmt_num};
+use crate::provenance::Provenance;
 use crate::runner::Outcome;
 
 /// Extra text a preset adds at the top (claims next to measurements).
@@ -28,7 +29,13 @@ fn pct(v: f64) -> String {
 }
 
 /// The report as HTML text.
-pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Preface) -> String {
+pub fn html(
+    plan: &Plan,
+    outcome: &Outcome,
+    figures: &[Figure],
+    preface: &Preface,
+    prov: &Provenance,
+) -> String {
     let mut h = String::new();
     let name = esc(&plan.exp.name);
     let _ = write!(
@@ -36,6 +43,7 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — {name}</title><style>{STYLE}</style></head><body>"
     );
     let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
+    h.push_str(&prov.html());
     for l in &preface.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
     }
@@ -84,14 +92,7 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
     h.push_str("<h2>Configuration</h2><pre>");
     h.push_str(&esc(&toml::to_string_pretty(&plan.exp).unwrap_or_default()));
     h.push_str("</pre><h2>Environment</h2><table>");
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     for (k, v) in [
-        ("wafer version", VERSION.to_string()),
-        (
-            "OS / arch",
-            format!("{} / {}", std::env::consts::OS, std::env::consts::ARCH),
-        ),
-        ("CPUs", cpus.to_string()),
         ("worker threads", outcome.jobs.to_string()),
         ("run wall time", format!("{:.2} s", outcome.elapsed_s)),
         (
