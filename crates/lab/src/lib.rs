@@ -3,8 +3,8 @@
 //! An [`Experiment`] file describes a grid (traces x policies x cache sizes x
 //! devices); [`config`] validates it into a [`Plan`]; [`runner`] computes the missing
 //! cells in parallel and [`store`] keeps each one the moment it finishes; [`figures`],
-//! [`plot`] and [`report`] turn the results into SVG figures and one self-contained
-//! HTML report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
+//! [`plot`] and [`report`] turn the results into figures (SVG, PNG and PDF,
+//! [`figure_file`]) and one self-contained HTML report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
 //! `wafer demo`. [`execute`] does all of it.
 //!
 //! ```no_run
@@ -22,8 +22,10 @@ pub mod cell;
 pub mod cells;
 pub mod config;
 pub mod error;
+pub mod figure_file;
 pub mod figures;
 pub mod parquet_file;
+pub mod pdf;
 pub mod plot;
 pub mod png;
 pub mod presets;
@@ -47,14 +49,14 @@ use std::path::PathBuf;
 pub struct Done {
     /// The run.
     pub outcome: Outcome,
-    /// SVG files written (each with a PNG next to it).
+    /// SVG files written (each with a PNG and a PDF next to it).
     pub figures: Vec<PathBuf>,
     /// The report, if written.
     pub report: Option<PathBuf>,
 }
 
 /// Run `plan`, then write `results.csv`, `results.json`, `provenance.json`,
-/// `figures/*.svg` (and `.png`) and `report.html` under `opts.out` (also after an interruption, from the cells that
+/// `figures/*.svg` (and `.png`, `.pdf`) and `report.html` under `opts.out` (also after an interruption, from the cells that
 /// are finished). `preface` makes the report's opening notes from the results (a
 /// preset's claims next to the measurements).
 pub fn execute(
@@ -72,11 +74,11 @@ pub fn execute(
     let figs = figures::draw(plan, &outcome.results, &outcome.traces);
     let mut paths = Vec::new();
     for f in &figs {
-        let p = opts.out.join("figures").join(format!("{}.svg", f.stem));
-        let svg = f.chart.svg();
-        store::write_atomic(&p, svg.as_bytes())?;
-        store::write_atomic(&p.with_extension("png"), &png::render(&svg, 2.0)?)?;
-        paths.push(p);
+        paths.push(figure_file::write_figure(
+            &opts.out.join("figures"),
+            &f.stem,
+            &f.chart,
+        )?);
     }
     let report = if plan.exp.outputs.report {
         let p = opts.out.join("report.html");
