@@ -322,11 +322,11 @@ pub fn execute(
     let charts = figures(study, &results);
     let mut paths = Vec::new();
     for (stem, chart) in &charts {
-        let p = out.join("figures").join(format!("{stem}.svg"));
-        let svg = chart.svg();
-        write_atomic(&p, svg.as_bytes())?;
-        write_atomic(&p.with_extension("png"), &crate::png::render(&svg, 2.0)?)?;
-        paths.push(p);
+        paths.push(crate::figure_file::write_figure(
+            &out.join("figures"),
+            stem,
+            chart,
+        )?);
     }
     let comparison = compare(study, &results);
     let report = out.join("report.html");

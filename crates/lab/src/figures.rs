@@ -11,7 +11,11 @@
 //!   the read/write cost model without a device (paper 002 Fig. 11).
 //! * `io-time-vs-clock`: that time divided by CLOCK's at the same size (paper 002
 //!   Fig. 12); drawn when `clock` is among the policies.
+//! * `write-backs-relative`: pages written to storage divided by the baseline
+//!   policy's at the same size (see below).
 //! * `erases`: block erases per policy and size on each device (paper 000 Figs. 8-9).
+//! * `erases-relative`: block erases divided by the baseline policy's at the same
+//!   size, on each device.
 //! * `waf`: write amplification vs cache size on each device.
 //! * `block-utilization`: how many pages each write burst carries to one erase block,
 //!   as the share of written pages per burst-size bin (powers of two), at the largest
@@ -24,19 +28,36 @@
 //!
 //! Cache metrics do not depend on the device, so cache-only figures use the first
 //! device column.
+//!
+//! Axes: a chart over cache sizes starts its y axis at 0 unless the values lie within
+//! a narrow band ([`crate::plot::starts_at_zero`]); then it spans the data and says
+//! so. Where policies differ by a few percent, the `-relative` figures show the same
+//! counts divided by a baseline policy's, which reads the difference directly (0.95 =
+//! 5% fewer) and cancels the scale of the trace; the absolute figures stay beside
+//! them. The baseline is LRU when the plan runs it (the reference the flash-aware
+//! policies are measured against), else the plan's first policy; the figures need at
+//! least two policies.
 
 use crate::experiment::Plan;
 use crate::grid::TraceInfo;
-use crate::plot::{spans_decades, Chart, Kind, Series};
+use crate::plot::{spans_decades, starts_at_zero, Chart, Kind, Series};
 use crate::result::CellResult;
 
 /// Figure kinds and what they show.
-pub const FIGURES: [(&str, &str); 9] = [
+pub const FIGURES: [(&str, &str); 11] = [
     ("hit-ratio", "hit ratio vs cache size"),
     ("write-backs", "pages written to storage vs cache size"),
+    (
+        "write-backs-relative",
+        "pages written to storage relative to the baseline policy",
+    ),
     ("io-time", "estimated storage time vs cache size"),
     ("io-time-vs-clock", "storage time normalised to CLOCK"),
     ("erases", "block erases per policy and cache size"),
+    (
+        "erases-relative",
+        "block erases relative to the baseline policy",
+    ),
     ("waf", "write amplification vs cache size"),
     (
         "block-utilization",
@@ -122,9 +143,41 @@ impl Ctx<'_> {
             categories: Some(self.sizes()),
             kind,
             log_y: kind == Kind::Line && spans_decades(&series),
+            y_from_zero: starts_at_zero(&series),
             series,
-            y_from_zero: true,
         }
+    }
+
+    /// The policy the `-relative` figures divide by: `lru` when the plan runs it,
+    /// else the first policy; none with fewer than two policies.
+    fn baseline(&self) -> Option<String> {
+        let labels: Vec<String> = self.plan.policies.iter().map(|p| p.label()).collect();
+        if labels.len() < 2 {
+            return None;
+        }
+        Some(
+            labels
+                .iter()
+                .find(|l| *l == "lru")
+                .unwrap_or(&labels[0])
+                .clone(),
+        )
+    }
+
+    /// `f(cell) / f(baseline's cell)` at each cache size, per policy (the baseline's
+    /// own series is the reference line at 1); sizes where the baseline's value is 0
+    /// or missing are left out.
+    fn relative(
+        &self,
+        trace: &str,
+        device: &str,
+        base: &str,
+        f: &dyn Fn(&CellResult) -> Option<f64>,
+    ) -> Vec<Series> {
+        self.by_size(trace, device, &|r| {
+            let b = f(self.cell(trace, base, &r.params.cache, device)?)?;
+            (b > 0.0).then(|| f(r).map(|v| v / b)).flatten()
+        })
     }
 }
 
@@ -204,6 +257,19 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 ),
             );
         }
+        if let (true, Some(base)) = (want("write-backs-relative"), cx.baseline()) {
+            let s = cx.relative(&tl, &first_dev, &base, &|r| Some(r.write_backs() as f64));
+            push(
+                format!("write-backs-relative-{ts}"),
+                "write-backs-relative",
+                cx.size_chart(
+                    format!("Pages written to storage relative to {base} — {tl}"),
+                    &format!("pages written relative to {base}"),
+                    Kind::Line,
+                    s,
+                ),
+            );
+        }
         for d in plan.devices.iter().map(|d| d.label().to_string()) {
             let ds = slug(&d);
             let what = if d == "none" {
@@ -253,6 +319,19 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                         format!("Block erases ({d}) — {tl}"),
                         "block erases (count)",
                         Kind::Bars,
+                        s,
+                    ),
+                );
+            }
+            if let (true, Some(base)) = (want("erases-relative"), cx.baseline()) {
+                let s = cx.relative(&tl, d, &base, &|r| r.ftl.as_ref().map(|f| f.erases as f64));
+                push(
+                    format!("erases-relative-{ts}-{ds}"),
+                    "erases-relative",
+                    cx.size_chart(
+                        format!("Block erases relative to {base} ({d}) — {tl}"),
+                        &format!("block erases relative to {base}"),
+                        Kind::Line,
                         s,
                     ),
                 );

@@ -264,15 +264,15 @@ pub struct Done {
     pub outcome: Outcome,
     /// Tables written (`results.parquet`, `.json`, `.csv`).
     pub tables: Vec<PathBuf>,
-    /// SVG files written (each with a PNG next to it).
+    /// SVG files written (each with a PNG and a PDF next to it).
     pub figures: Vec<PathBuf>,
     /// The report, if written.
     pub report: Option<PathBuf>,
 }
 
 /// Run the grid with the one runner; with an output folder, then write
-/// `results.csv`, `results.json`, `results.parquet`, `figures/*.svg` (and `.png`) and
-/// `report.html` there (also after an interruption, from the runs that are finished).
+/// `results.csv`, `results.json`, `results.parquet`, `provenance.json`,
+/// `figures/*.svg` (and `.png`, `.pdf`) and `report.html` there (also after an interruption, from the runs that are finished).
 pub fn execute(
     study: &Arc<GridStudy>,
     opts: &RunOptions,
@@ -307,21 +307,24 @@ pub fn execute(
         t.row(true)
     });
     let tables = Store::new(out).write_tables(&rows, template.as_ref())?;
+    let prov = crate::provenance::Provenance::here();
+    let json = serde_json::to_vec_pretty(&prov).map_err(|e| LabError::Invalid(e.to_string()))?;
+    write_atomic(&out.join("provenance.json"), &json)?;
     let figs = crate::figures::draw(plan, &outcome.results, &outcome.traces);
     let mut paths = Vec::new();
     for f in &figs {
-        let p = out.join("figures").join(format!("{}.svg", f.stem));
-        let svg = f.chart.svg();
-        write_atomic(&p, svg.as_bytes())?;
-        write_atomic(&p.with_extension("png"), &crate::png::render(&svg, 2.0)?)?;
-        paths.push(p);
+        paths.push(crate::figure_file::write_figure(
+            &out.join("figures"),
+            &f.stem,
+            &f.chart,
+        )?);
     }
     let report = if plan.exp.outputs.report {
         let p = out.join("report.html");
         let preface = (study.preface)(&outcome.results);
         write_atomic(
             &p,
-            crate::report::html(plan, &outcome, &figs, &preface).as_bytes(),
+            crate::report::html(plan, &outcome, &figs, &preface, &prov).as_bytes(),
         )?;
         Some(p)
     } else {

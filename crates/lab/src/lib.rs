@@ -6,7 +6,7 @@
 //! (that grid, [`GridStudy`]; paper 004's timed-SSD grid, [`apu::ApuStudy`]) is a
 //! [`Study`] run by the one resumable, parallel runner [`study::run`], which keeps
 //! each finished cell in the [`store`] the moment it finishes. [`figures`], [`plot`]
-//! and [`report`] turn results into SVG/PNG figures and one self-contained HTML
+//! and [`report`] turn results into figures (SVG, PNG and PDF, [`figure_file`]) and one self-contained HTML
 //! report; [`presets`] holds the paper reproductions behind `wafer reproduce` and
 //! `wafer demo`. [`execute`] runs a grid and writes all of it.
 //!
@@ -26,12 +26,15 @@ pub mod apu;
 pub mod compute;
 pub mod error;
 pub mod experiment;
+pub mod figure_file;
 pub mod figures;
 pub mod grid;
 pub mod parquet_file;
+pub mod pdf;
 pub mod plot;
 pub mod png;
 pub mod presets;
+pub mod provenance;
 pub mod report;
 pub mod result;
 pub mod spec;
@@ -42,6 +45,7 @@ pub use compute::{run_cell, CellSink};
 pub use error::LabError;
 pub use experiment::{Experiment, GridPos, Plan};
 pub use grid::{execute, Done, GridStudy, Outcome};
+pub use provenance::Provenance;
 pub use report::Preface;
 pub use result::{CellResult, FtlSummary};
 pub use spec::{Access, PageSize, RunSpec, VERSION};

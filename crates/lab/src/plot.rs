@@ -58,7 +58,10 @@ pub struct Chart {
     pub kind: Kind,
     /// Series.
     pub series: Vec<Series>,
-    /// Start the y axis at 0 (ignored on a log axis).
+    /// Start the y axis at 0 (ignored on a log axis); see [`starts_at_zero`] for
+    /// when not to. Otherwise the axis spans the data from a round tick, and a line
+    /// or bar chart whose axis then misses 0 is drawn with a break on the y axis and
+    /// a note saying so (a scatter's positions, such as page numbers, need none).
     pub y_from_zero: bool,
     /// Logarithmic y axis (for positive values spanning decades; see
     /// [`spans_decades`]).
@@ -83,6 +86,35 @@ pub fn spans_decades(series: &[Series]) -> bool {
     }
     any && hi / lo >= 100.0
 }
+
+/// Whether a linear y axis over `series` should include 0.
+///
+/// A zero-based axis lets lengths and ratios be read off the chart, so it is the
+/// default. But when every value has the same sign and the values differ by at most
+/// a quarter of the largest magnitude (hit ratios of 0.90-0.95, WAFs of 1.02-1.10,
+/// erase counts a few percent apart), a zero-based axis squeezes the data into a
+/// thin band and hides the differences under study. Then the axis spans the data
+/// instead, and the chart marks it ([`Chart::svg`] draws a break on the y axis and
+/// says that the axis does not start at 0). The rule depends only on the data, never
+/// on which experiment drew it.
+pub fn starts_at_zero(series: &[Series]) -> bool {
+    let ys = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|y| y.is_finite());
+    let (mut lo, mut hi, mut any) = (f64::MAX, f64::MIN, false);
+    for y in ys {
+        lo = lo.min(y);
+        hi = hi.max(y);
+        any = true;
+    }
+    let same_sign = lo > 0.0 || hi < 0.0;
+    !(any && same_sign && hi - lo <= SMALL_SPREAD * hi.abs().max(lo.abs()))
+}
+
+/// Largest spread, as a share of the largest magnitude, that [`starts_at_zero`]
+/// still zooms in on.
+const SMALL_SPREAD: f64 = 0.25;
 
 /// Ticks of a log axis over `lo..=hi` (both > 0): powers of ten, with 2 and 5 in
 /// between when the range spans few decades.
@@ -109,16 +141,22 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Ticks covering `lo..=hi`: (first, step, count).
-fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
+/// The step of about five round ticks over `lo..=hi` (1, 2, 2.5 or 5 times a power
+/// of ten).
+fn tick_step(lo: f64, hi: f64) -> f64 {
     let span = (hi - lo).max(f64::MIN_POSITIVE);
     let raw = span / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+    [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
         .map(|m| m * mag)
         .find(|s| span / s <= 6.0)
-        .unwrap_or(10.0 * mag);
+        .unwrap_or(10.0 * mag)
+}
+
+/// Ticks covering `lo..=hi`, at multiples of [`tick_step`].
+fn nice_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let step = tick_step(lo, hi);
     let first = (lo / step).ceil() * step;
     let mut t = Vec::new();
     let mut v = first;
@@ -179,7 +217,7 @@ impl Chart {
             let hi = 10f64.powf(y1.log10().ceil());
             return ((x0, x1), (lo, hi));
         }
-        if self.y_from_zero || self.kind == Kind::Bars {
+        if self.y_from_zero {
             y0 = y0.min(0.0);
         }
         if x1 - x0 < 1e-12 {
@@ -190,8 +228,24 @@ impl Chart {
             y1 = y0 + if y0 == 0.0 { 1.0 } else { y0.abs() * 0.1 };
         }
         let pad = (y1 - y0) * 0.05;
-        let y1 = y1 + pad;
-        let y0 = if y0 == 0.0 { 0.0 } else { y0 - pad };
+        let (lo, hi) = (y0, y1);
+        let y1 = if hi == 0.0 { 0.0 } else { hi + pad };
+        let mut y0 = if lo == 0.0 { 0.0 } else { lo - pad };
+        if lo > 0.0 {
+            // Start at the round tick below, so the first label states where the axis
+            // starts; an axis that would reach 0 anyway starts at 0.
+            // Widening the range may change the step: snap again until it holds.
+            let start = y0;
+            for _ in 0..4 {
+                let step = tick_step(y0, y1);
+                let snapped = ((start / step).floor() * step).max(0.0);
+                let done = tick_step(snapped, y1) == step;
+                y0 = if snapped < step * 1e-9 { 0.0 } else { snapped };
+                if done {
+                    break;
+                }
+            }
+        }
         ((x0, x1), (y0, y1))
     }
 
@@ -318,6 +372,13 @@ impl Chart {
             TOP + ph / 2.0,
             esc(&self.y_label)
         );
+        if !log && self.kind != Kind::Scatter && (y0 > 0.0 || y1 < 0.0) {
+            s.push_str(&axis_break(if y0 > 0.0 {
+                TOP + ph - 10.0
+            } else {
+                TOP + 10.0
+            }));
+        }
         // Series.
         let n = self.series.len().max(1) as f64;
         let slot = pw / (x1 - x0) * 0.8 / n;
@@ -434,6 +495,34 @@ impl Chart {
     }
 }
 
+/// The mark of a y axis that does not reach 0: the axis line cut by two slanted
+/// strokes at `y`, and a note above the plot, in a `<g class="axis-break">`.
+fn axis_break(y: f64) -> String {
+    let mut s = String::from(r#"<g class="axis-break">"#);
+    let _ = write!(
+        s,
+        r##"<rect x="{:.1}" y="{:.1}" width="10" height="6" fill="#ffffff"/>"##,
+        LEFT - 5.0,
+        y - 3.0
+    );
+    for dy in [-3.0, 3.0] {
+        let _ = write!(
+            s,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333"/>"##,
+            LEFT - 7.0,
+            y + dy + 2.0,
+            LEFT + 7.0,
+            y + dy - 2.0
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{LEFT}" y="{:.1}" font-size="11" fill="#555">y axis does not start at 0</text></g>"##,
+        TOP - 3.0
+    );
+    s
+}
+
 /// `s` cut to `n` characters with an ellipsis.
 fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -474,6 +563,47 @@ mod tests {
         assert!(spans_decades(&s(&[1.0, 150.0])));
         assert!(!spans_decades(&s(&[1.0, 50.0])));
         assert!(!spans_decades(&s(&[0.0, 500.0])));
+    }
+
+    #[test]
+    fn small_spreads_do_not_start_at_zero() {
+        let s = |ys: &[f64]| {
+            vec![Series {
+                name: "a".into(),
+                points: ys.iter().enumerate().map(|(i, &y)| (i as f64, y)).collect(),
+            }]
+        };
+        // A few percent apart: the axis spans the data.
+        assert!(!starts_at_zero(&s(&[100.0, 103.0, 101.5])));
+        assert!(!starts_at_zero(&s(&[0.91, 0.95])));
+        assert!(!starts_at_zero(&s(&[-5.0, -4.8])));
+        // Large spreads, values at or across 0, and no data: from 0.
+        assert!(starts_at_zero(&s(&[10.0, 100.0])));
+        assert!(starts_at_zero(&s(&[0.0, 0.5])));
+        assert!(starts_at_zero(&s(&[-1.0, 1.0])));
+        assert!(starts_at_zero(&s(&[])));
+        let chart = |ys: &[f64]| Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: None,
+            kind: Kind::Line,
+            y_from_zero: starts_at_zero(&s(ys)),
+            series: s(ys),
+            log_y: false,
+        };
+        // The zoomed axis starts at a round tick below the data and is marked.
+        let zoomed = chart(&[100.0, 103.0]);
+        let (_, (y0, y1)) = zoomed.ranges();
+        assert!(y0 > 90.0 && y0 <= 100.0 && y1 >= 103.0, "{y0} {y1}");
+        assert!(nice_ticks(y0, y1).first() == Some(&y0), "{y0}");
+        let svg = zoomed.svg();
+        assert!(svg.contains(r#"class="axis-break""#));
+        assert!(svg.contains("does not start at 0"));
+        assert!(roxmltree::Document::parse(&svg).is_ok());
+        let full = chart(&[10.0, 100.0]);
+        assert_eq!(full.ranges().1 .0, 0.0);
+        assert!(!full.svg().contains("axis-break"));
     }
 
     #[test]

@@ -13,7 +13,9 @@ use resvg::{tiny_skia, usvg};
 
 use crate::error::LabError;
 
-fn options() -> &'static usvg::Options<'static> {
+/// The parse options of every rendered figure, PNG and PDF alike: the font database
+/// is loaded once per process and shared, so both forms use the same faces.
+pub(crate) fn options() -> &'static usvg::Options<'static> {
     static OPT: OnceLock<usvg::Options<'static>> = OnceLock::new();
     OPT.get_or_init(|| {
         let mut db = usvg::fontdb::Database::new();

@@ -1,16 +1,17 @@
 //! The HTML report (issue 5, item 5): one self-contained file, `report.html`, with
 //! the figures inline (SVG), the results table, the per-cell timings, the
-//! configuration and the environment. No scripts, no external references: it opens
+//! configuration and the environment, opened by the run's [`Provenance`]. No scripts, no external references: it opens
 //! offline in any browser.
 
 use std::fmt::Write;
 
 use crate::experiment::Plan;
+use crate::figure_file::FORMATS;
 use crate::figures::{Figure, FIGURES};
 use crate::grid::Outcome;
 use crate::plot::{esc, fmt_num};
+use crate::provenance::Provenance;
 use crate::result::CellResult;
-use crate::spec::VERSION;
 
 /// Extra text a preset adds at the top (claims next to measurements).
 #[derive(Clone, Debug, Default)]
@@ -22,14 +23,20 @@ pub struct Preface {
 const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
-pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
+nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
 
 fn pct(v: f64) -> String {
     format!("{:.2}%", v * 100.0)
 }
 
 /// The report as HTML text.
-pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Preface) -> String {
+pub fn html(
+    plan: &Plan,
+    outcome: &Outcome,
+    figures: &[Figure],
+    preface: &Preface,
+    prov: &Provenance,
+) -> String {
     let mut h = String::new();
     let name = esc(&plan.exp.name);
     let _ = write!(
@@ -37,6 +44,8 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — {name}</title><style>{STYLE}</style></head><body>"
     );
     let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
+    h.push_str(&prov.html());
+    h.push_str(&contents(figures));
     for l in &preface.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
     }
@@ -52,7 +61,7 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
         plan.sizes.len(),
         plan.devices.len()
     );
-    h.push_str("<h2>Traces</h2><table><tr><th class=l>trace</th><th>requests</th><th>page accesses</th><th>footprint (pages)</th><th class=l>xxh3</th><th class=l>path</th></tr>");
+    h.push_str("<h2 id=\"traces\">Traces</h2><table><tr><th class=l>trace</th><th>requests</th><th>page accesses</th><th>footprint (pages)</th><th class=l>xxh3</th><th class=l>path</th></tr>");
     for t in &outcome.traces {
         let _ = write!(
             h,
@@ -65,34 +74,31 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
             esc(&t.path)
         );
     }
-    h.push_str("</table><h2>Figures</h2>");
+    h.push_str("</table><h2 id=\"figures\">Figures</h2>");
     for f in figures {
         let what = FIGURES
             .iter()
             .find(|(k, _)| *k == f.kind)
             .map_or("", |(_, d)| d);
+        let stem = esc(&f.stem);
         let _ = write!(
             h,
-            "<figure id=\"{}\">{}<figcaption>{} ({}.svg)</figcaption></figure>",
-            esc(&f.stem),
+            "<figure id=\"{stem}\">{}<figcaption>{}; files: {}</figcaption></figure>",
             f.chart.svg(),
             esc(what),
-            esc(&f.stem)
+            FORMATS
+                .iter()
+                .map(|x| format!("<a href=\"figures/{stem}.{x}\">{stem}.{x}</a>"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
-    h.push_str("<h2>Results</h2>");
+    h.push_str("<h2 id=\"results\">Results</h2>");
     h.push_str(&table(&outcome.results));
-    h.push_str("<h2>Configuration</h2><pre>");
+    h.push_str("<h2 id=\"configuration\">Configuration</h2><pre>");
     h.push_str(&esc(&toml::to_string_pretty(&plan.exp).unwrap_or_default()));
-    h.push_str("</pre><h2>Environment</h2><table>");
-    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    h.push_str("</pre><h2 id=\"environment\">Environment</h2><table>");
     for (k, v) in [
-        ("wafer version", VERSION.to_string()),
-        (
-            "OS / arch",
-            format!("{} / {}", std::env::consts::OS, std::env::consts::ARCH),
-        ),
-        ("CPUs", cpus.to_string()),
         ("worker threads", outcome.jobs.to_string()),
         ("run wall time", format!("{:.2} s", outcome.elapsed_s)),
         (
@@ -110,6 +116,42 @@ pub fn html(plan: &Plan, outcome: &Outcome, figures: &[Figure], preface: &Prefac
         );
     }
     h.push_str("</table></body></html>\n");
+    h
+}
+
+/// The sections of the report: anchor id and heading, in order.
+pub const SECTIONS: [(&str, &str); 6] = [
+    ("provenance", "Provenance"),
+    ("traces", "Traces"),
+    ("figures", "Figures"),
+    ("results", "Results"),
+    ("configuration", "Configuration"),
+    ("environment", "Environment"),
+];
+
+/// The table of contents: every section, and under Figures every figure by its
+/// title. Figures are anchored by their file stem, which is stable across reruns
+/// (it names the trace, device and policy, never a position), so links into a
+/// report survive regeneration.
+fn contents(figures: &[Figure]) -> String {
+    let mut h = String::from("<nav id=\"contents\"><h2>Contents</h2><ol>");
+    for (id, title) in SECTIONS {
+        let _ = write!(h, "<li><a href=\"#{id}\">{title}</a>");
+        if id == "figures" && !figures.is_empty() {
+            h.push_str("<ol>");
+            for f in figures {
+                let _ = write!(
+                    h,
+                    "<li><a href=\"#{}\">{}</a></li>",
+                    esc(&f.stem),
+                    esc(&f.chart.title)
+                );
+            }
+            h.push_str("</ol>");
+        }
+        h.push_str("</li>");
+    }
+    h.push_str("</ol></nav>");
     h
 }
 

@@ -287,7 +287,14 @@ fn every_figure_kind_parses_with_its_series() {
         let png = std::fs::read(path.with_extension("png")).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{}", f.stem);
         match f.kind {
-            "hit-ratio" | "write-backs" | "io-time" | "io-time-vs-clock" | "erases" | "waf" => {
+            "hit-ratio"
+            | "write-backs"
+            | "write-backs-relative"
+            | "io-time"
+            | "io-time-vs-clock"
+            | "erases"
+            | "erases-relative"
+            | "waf" => {
                 assert_eq!(names, policies, "{}", f.stem)
             }
             "block-utilization" => {
@@ -314,7 +321,7 @@ fn every_figure_kind_parses_with_its_series() {
             k => panic!("unexpected kind {k}"),
         }
         // Erase and WAF figures exist only for the device column.
-        if matches!(f.kind, "erases" | "waf") {
+        if matches!(f.kind, "erases" | "erases-relative" | "waf") {
             assert!(f.stem.ends_with("microsd-16g"), "{}", f.stem);
         }
     }

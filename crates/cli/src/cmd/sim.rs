@@ -21,8 +21,8 @@ use indicatif::ProgressBar;
 use wafer_cache::after::FileSink;
 use wafer_cache::{CostModel, PolicySpec, SimError};
 use wafer_lab::experiment::{Outputs, TraceDef};
-use wafer_trace::units::CacheSize;
 use wafer_lab::{Access, CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
+use wafer_trace::units::CacheSize;
 
 use super::trace::info::format_arg;
 use super::{list, no_duplicates, policy_list, refuse_input_as_output, unknown, usage};
