@@ -28,7 +28,7 @@ print({k: v.tolist() for k, v in first.items()})
 
 # %% One simulation: the record `wafer sim --json` prints.
 row = wafer.simulate(trace, "lru", "8MiB")
-print("LRU at 8 MiB: hit ratio", round(row["metrics"]["hit_ratio"], 4))
+print("LRU at 8 MiB: hit ratio", round(row["hit_ratio"], 4))
 
 # %% A small grid: 3 policies x 3 cache sizes on a microSD card.
 OUT.mkdir(parents=True, exist_ok=True)

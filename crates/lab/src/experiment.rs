@@ -373,75 +373,6 @@ impl Experiment {
                 "at least one cache size is needed".into(),
             ));
         }
-        let mut traces = Vec::new();
-        for (i, t) in self.traces.iter().enumerate() {
-            let mut t = t.clone();
-            match (&t.path, &t.gen) {
-                (Some(_), Some(_)) => {
-                    return Err(err(
-                        format!("traces[{i}]"),
-                        "give either `path` or `gen`, not both".into(),
-                    ))
-                }
-                (None, None) => {
-                    return Err(err(
-                        format!("traces[{i}]"),
-                        "needs `path = \"<file>\"` or `gen = { kind = \"...\", ... }`".into(),
-                    ))
-                }
-                (None, Some(g)) => {
-                    if t.format.is_some() {
-                        return Err(err(
-                            format!("traces[{i}].format"),
-                            "applies to trace files only, not to `gen`".into(),
-                        ));
-                    }
-                    g.validate()
-                        .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
-                    traces.push((t, None));
-                    continue;
-                }
-                (Some(p), None) => {
-                    if p.is_relative() {
-                        t.path = Some(base.join(p));
-                    }
-                }
-            }
-            let path = t.path.clone().expect("checked above");
-            let format = match &t.format {
-                Some(f) => Some(
-                    Format::from_name(f)
-                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
-                ),
-                None => None,
-            };
-            if !path.is_file() {
-                return Err(err(
-                    format!("traces[{i}].path"),
-                    format!("no such file: {}", path.display()),
-                ));
-            }
-            // Detected once here, so every run of the trace reads it the same way and
-            // says which format it was read as.
-            let format = match format {
-                Some(f) => f,
-                None => t.open(None)?.meta().format.ok_or_else(|| {
-                    LabError::Invalid(format!("{}: cannot detect the format", path.display()))
-                })?,
-            };
-            traces.push((t, Some(format)));
-        }
-        let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
-        labels.sort();
-        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
-            return Err(err(
-                "traces".into(),
-                format!(
-                    "two traces are labelled \"{}\"; give them distinct `name`s",
-                    w[0]
-                ),
-            ));
-        }
         let mut policies = Vec::new();
         // `"all"` stands for every registered policy with its default parameters.
         let names: Vec<(usize, String)> = self
@@ -562,6 +493,76 @@ impl Experiment {
                     format!("unknown figure \"{f}\" (known: all, {})", known.join(", ")),
                 ));
             }
+        }
+        // Traces last: a refused description never depends on a file's contents.
+        let mut traces = Vec::new();
+        for (i, t) in self.traces.iter().enumerate() {
+            let mut t = t.clone();
+            match (&t.path, &t.gen) {
+                (Some(_), Some(_)) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "give either `path` or `gen`, not both".into(),
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "needs `path = \"<file>\"` or `gen = { kind = \"...\", ... }`".into(),
+                    ))
+                }
+                (None, Some(g)) => {
+                    if t.format.is_some() {
+                        return Err(err(
+                            format!("traces[{i}].format"),
+                            "applies to trace files only, not to `gen`".into(),
+                        ));
+                    }
+                    g.validate()
+                        .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
+                    traces.push((t, None));
+                    continue;
+                }
+                (Some(p), None) => {
+                    if p.is_relative() {
+                        t.path = Some(base.join(p));
+                    }
+                }
+            }
+            let path = t.path.clone().expect("checked above");
+            let format = match &t.format {
+                Some(f) => Some(
+                    Format::from_name(f)
+                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
+                ),
+                None => None,
+            };
+            if !path.is_file() {
+                return Err(err(
+                    format!("traces[{i}].path"),
+                    format!("no such file: {}", path.display()),
+                ));
+            }
+            // Detected once here, so every run of the trace reads it the same way and
+            // says which format it was read as.
+            let format = match format {
+                Some(f) => f,
+                None => t.open(None)?.meta().format.ok_or_else(|| {
+                    LabError::Invalid(format!("{}: cannot detect the format", path.display()))
+                })?,
+            };
+            traces.push((t, Some(format)));
+        }
+        let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
+        labels.sort();
+        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
+            return Err(err(
+                "traces".into(),
+                format!(
+                    "two traces are labelled \"{}\"; give them distinct `name`s",
+                    w[0]
+                ),
+            ));
         }
         let checksums = traces
             .iter()
