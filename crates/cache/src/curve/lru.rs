@@ -353,6 +353,7 @@ impl LruCore {
             trims,
             warmup_accesses: warmup,
             footprint: footprint.max(1),
+            rate: self.scale.rate,
             cfg: *cfg,
         }
     }
@@ -374,6 +375,7 @@ pub struct LruCurve {
     trims: f64,
     warmup_accesses: u64,
     footprint: u64,
+    rate: f64,
     cfg: SimConfig,
 }
 
@@ -381,6 +383,11 @@ impl LruCurve {
     /// The footprint (distinct pages; estimated from a sample).
     pub fn footprint(&self) -> u64 {
         self.footprint
+    }
+
+    /// The sampling rate at the end (1 when exact).
+    pub fn rate(&self) -> f64 {
+        self.rate
     }
 
     /// The metrics of a run at `cache_pages` (block-utilization statistics left
