@@ -11,6 +11,7 @@
 
 pub mod after;
 pub mod bits;
+pub mod curve;
 pub mod engine;
 pub mod error;
 pub mod footprint;

@@ -27,6 +27,7 @@ Examples:
   wafer trace convert in.csv.gz out.wtr        convert once, read fast forever
   wafer trace gen zipf --theta 0.99 --requests 1000000 -o zipf.wtr
   wafer sim -t trace.wtr -p lru -p ts-clock -c 16MiB --block 4MiB
+  wafer curve -t trace.wtr --plot mrc.svg      exact LRU at every cache size
   wafer ftl -t after.wtr --device microsd-16g --aging
   wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru
   wafer run experiment.toml";
@@ -46,6 +47,8 @@ enum Command {
     Trace(cmd::trace::TraceCommand),
     /// Replay a trace through cache policies and report hits and storage I/O.
     Sim(Box<cmd::sim::Args>),
+    /// Results at every cache size: exact LRU, SHARDS, or any policy scaled down.
+    Curve(Box<cmd::curve::Args>),
     /// List the replacement policies and their parameters.
     Policies(cmd::policies::Args),
     /// Run an experiment grid from a TOML file (resumable; tables, figures, report).
@@ -78,6 +81,7 @@ fn main() {
     let dispatch = move || match cli.command {
         Command::Trace(c) => cmd::trace::run(c),
         Command::Sim(a) => cmd::sim::run(*a),
+        Command::Curve(a) => cmd::curve::run(*a),
         Command::Policies(a) => cmd::policies::run(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Reproduce(a) => cmd::reproduce::run(a),

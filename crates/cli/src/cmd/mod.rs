@@ -5,6 +5,7 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+pub mod curve;
 pub mod demo;
 pub mod ftl;
 pub mod policies;

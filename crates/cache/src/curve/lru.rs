@@ -1,0 +1,583 @@
+//! Exact LRU results at every cache size from one pass over the trace.
+//!
+//! LRU is a stack algorithm: the cache of `C` pages holds the pages among the top `C`
+//! entries of one stack ([`super::stack`]), so one pass yields every size at once.
+//! * A reference at depth `d` hits at every size `C >= d` (read and write apart).
+//! * A page's dirty interval runs from the write that dirtied it to the reference
+//!   that closes it: the next write, a trim, or the end of the trace (a virtual
+//!   reference at the page's depth then). Its depth only grows between its own
+//!   references, so at size `C` the page was pushed out (and written back, once: a
+//!   later read brings it back clean) exactly when the largest depth `M` seen at the
+//!   references of the interval, the closing one included, exceeds `C`. The interval
+//!   adds one write-back at every size below `M` (a range update of a difference
+//!   array), and at the end one dirty page at every size from `M` up.
+//! * Warm-up: a write-back counts where the page was pushed out after the warm-up.
+//!   For an interval open when the warm-up ends, the sizes below the largest depth it
+//!   had reached by then were written back during the warm-up.
+//! * Evictions follow from the balance of resident pages: misses + resident when
+//!   measuring starts - resident at the end - resident pages trimmed. Every access of
+//!   LRU evicts at most one page, so no two write-backs merge: `write_ios =
+//!   page_writes`. The writes of flush-at-end merge when keys follow each other; a
+//!   pair of neighbours merges at the sizes where both are dirty at the end.
+//!
+//! Write-miss fetch changes only the reads counted (LRU allocates on every miss).
+//! The same accumulator serves sampled curves ([`super::shards`]): depths in the
+//! sample are scaled to full-size distances and counts weighted by 1/rate.
+//! Not produced: the block-utilization statistics (they depend on the order of the
+//! write-back stream at each size).
+
+use wafer_trace::Op;
+
+use super::stack::{Entry, Stack};
+use crate::engine::SimConfig;
+use crate::error::SimError;
+use crate::metrics::Metrics;
+use crate::prepared::PreparedTrace;
+
+/// How depths in the stack become full-size cache sizes, and the weight of a count.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Scale {
+    /// Sampling rate (1 = exact).
+    pub rate: f64,
+}
+
+impl Scale {
+    /// The full-size distance of sample depth `d`: `d` itself when exact, else
+    /// `d / rate` rounded, as in the paper. (`1 + (d - 1) / rate` has the right mean
+    /// but puts every immediate re-reference of the sample at distance 1, where
+    /// unsampled pages in between are unseen; given `d`, the true distance is spread
+    /// over about `1 / rate` values centred near `d / rate`.)
+    #[inline]
+    fn size(&self, d: u32) -> u64 {
+        if self.rate >= 1.0 {
+            u64::from(d)
+        } else {
+            ((f64::from(d) / self.rate).round() as u64).max(1)
+        }
+    }
+
+    #[inline]
+    fn weight(&self) -> f64 {
+        1.0 / self.rate
+    }
+}
+
+/// Per-size accumulators, indexed by cache size (index 0 unused); they grow on
+/// demand, and sizes beyond the last index read as the last.
+#[derive(Debug, Default, Clone)]
+struct Arrays {
+    /// Reads (writes) whose distance is exactly the index: hits from that size up.
+    read_hit: Vec<f64>,
+    write_hit: Vec<f64>,
+    /// Difference array of write-backs.
+    wb: Vec<f64>,
+    /// Dirty pages at the end from that size up.
+    dirty_end: Vec<f64>,
+    /// Difference array of flush-at-end write I/Os.
+    ios_end: Vec<f64>,
+    /// Resident pages trimmed, resident when measuring starts, resident at the end,
+    /// by depth.
+    trimmed: Vec<f64>,
+    res_start: Vec<f64>,
+    res_end: Vec<f64>,
+}
+
+fn bump(v: &mut Vec<f64>, i: u64, w: f64) {
+    let i = i as usize;
+    if i >= v.len() {
+        v.resize((i + 1).max(v.len() * 2).max(64), 0.0);
+    }
+    v[i] += w;
+}
+
+/// Counts over every access of a sampled pass (not estimated).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Totals {
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    pub warmup: u64,
+}
+
+/// The accumulator of one pass (exact or on a sample).
+#[derive(Debug)]
+pub(crate) struct LruCore {
+    pub(crate) stack: Stack,
+    /// Per page: 0 when clean, else the largest depth in its open dirty interval.
+    dmax: Vec<u32>,
+    /// Per page: the smallest size whose write-back of the open interval counts.
+    lo: Vec<u64>,
+    started: bool,
+    pub(crate) scale: Scale,
+    a: Arrays,
+    reads: f64,
+    writes: f64,
+    trims: f64,
+    warmup_accesses: u64,
+    /// Largest full-size distance seen.
+    top: u64,
+}
+
+impl LruCore {
+    pub(crate) fn new(pages: u32, rate: f64) -> LruCore {
+        LruCore {
+            stack: Stack::new(pages),
+            dmax: vec![0; pages as usize],
+            lo: vec![1; pages as usize],
+            started: false,
+            scale: Scale { rate },
+            a: Arrays::default(),
+            reads: 0.0,
+            writes: 0.0,
+            trims: 0.0,
+            warmup_accesses: 0,
+            top: 0,
+        }
+    }
+
+    /// Make room for page ids below `pages`.
+    pub(crate) fn reserve(&mut self, pages: u32) {
+        self.stack.reserve(pages);
+        if pages as usize > self.dmax.len() {
+            self.dmax.resize(pages as usize, 0);
+            self.lo.resize(pages as usize, 1);
+        }
+    }
+
+    #[inline]
+    fn size(&mut self, d: u32) -> u64 {
+        let s = self.scale.size(d);
+        self.top = self.top.max(s);
+        s
+    }
+
+    /// The warm-up ends: sizes below the depth an open interval has reached were
+    /// written back during it; resident pages are counted.
+    #[cold]
+    fn start(&mut self) {
+        self.started = true;
+        let w = self.scale.weight();
+        let mut starts = Vec::new();
+        self.stack.walk(|e, d| {
+            if let Entry::Page(p) = e {
+                starts.push((p, d));
+            }
+        });
+        for (p, d) in starts {
+            let s = self.size(d);
+            bump(&mut self.a.res_start, s, w);
+            let m = self.dmax[p as usize];
+            if m != 0 {
+                self.lo[p as usize] = self.size(m.max(d));
+            }
+        }
+    }
+
+    /// Close the dirty interval of `p` whose largest depth is `m`.
+    #[inline]
+    fn close(&mut self, p: u32, m: u32) {
+        if self.started {
+            let hi = self.size(m);
+            let lo = self.lo[p as usize];
+            if lo < hi {
+                let w = self.scale.weight();
+                bump(&mut self.a.wb, lo, w);
+                bump(&mut self.a.wb, hi, -w);
+            }
+        }
+        self.dmax[p as usize] = 0;
+        self.lo[p as usize] = 1;
+    }
+
+    /// A read or write of page `p`; `measured` once the warm-up is over.
+    #[inline]
+    pub(crate) fn access(&mut self, p: u32, write: bool, measured: bool) {
+        if measured && !self.started {
+            self.start();
+        }
+        let d = self.stack.access(p);
+        let w = self.scale.weight();
+        if measured {
+            if write {
+                self.writes += w;
+            } else {
+                self.reads += w;
+            }
+        } else {
+            self.warmup_accesses += 1;
+        }
+        if let Some(d) = d {
+            if measured {
+                let s = self.size(d);
+                let v = if write {
+                    &mut self.a.write_hit
+                } else {
+                    &mut self.a.read_hit
+                };
+                bump(v, s, w);
+            }
+            let m = self.dmax[p as usize];
+            if m != 0 {
+                let m = m.max(d);
+                if write {
+                    self.close(p, m);
+                } else {
+                    self.dmax[p as usize] = m;
+                }
+            }
+        }
+        if write {
+            // A fresh interval: the page is on top, dirty at every size.
+            self.dmax[p as usize] = 1;
+        }
+    }
+
+    /// A trim of page `p` (`measured` as for the next access).
+    pub(crate) fn trim(&mut self, p: u32, measured: bool) {
+        if measured && !self.started {
+            self.start();
+        }
+        let w = self.scale.weight();
+        if measured {
+            self.trims += w;
+        }
+        let Some(d) = self.stack.trim(p) else { return };
+        if measured {
+            let s = self.size(d);
+            bump(&mut self.a.trimmed, s, w);
+        }
+        let m = self.dmax[p as usize];
+        if m != 0 {
+            // The dirty data is discarded where the page is still resident.
+            self.close(p, m.max(d));
+        }
+    }
+
+    /// Take `p` out of the sample: it and its open interval are forgotten.
+    pub(crate) fn remove(&mut self, p: u32) {
+        self.stack.remove(p);
+        if let Some(m) = self.dmax.get_mut(p as usize) {
+            *m = 0;
+            self.lo[p as usize] = 1;
+        }
+    }
+
+    /// The end of the trace: open intervals close at the pages' depths; `key_of`
+    /// gives a page's key (flush-at-end merging).
+    pub(crate) fn finish(
+        mut self,
+        key_of: impl Fn(u32) -> u64,
+        totals: Option<Totals>,
+        footprint: u64,
+        cfg: &SimConfig,
+    ) -> LruCurve {
+        if !self.started {
+            self.start();
+        }
+        let w = self.scale.weight();
+        let mut entries = Vec::new();
+        self.stack.walk(|e, d| {
+            if let Entry::Page(p) = e {
+                entries.push((p, d));
+            }
+        });
+        let mut dirty = Vec::new();
+        for (p, d) in entries {
+            let s = self.size(d);
+            bump(&mut self.a.res_end, s, w);
+            let m = self.dmax[p as usize];
+            if m != 0 {
+                let m = m.max(d);
+                let hi = self.size(m);
+                self.close(p, m);
+                bump(&mut self.a.dirty_end, hi, w);
+                dirty.push((key_of(p), hi));
+            }
+        }
+        dirty.sort_unstable();
+        let mut prev: Option<(u64, u64)> = None;
+        for &(k, m) in &dirty {
+            bump(&mut self.a.ios_end, m, w);
+            if let Some((pk, pm)) = prev {
+                if pk.wrapping_add(1) == k {
+                    bump(&mut self.a.ios_end, m.max(pm), -w);
+                }
+            }
+            prev = Some((k, m));
+        }
+        // Totals are known exactly on a sampled pass. The sample's ratios are kept:
+        // hits scale by the true reads (writes) over the sample's estimate of them,
+        // write-backs by the writes, so that a sample that drew more or fewer
+        // references than its share (a hot page in or out of it) does not shift the
+        // whole curve. (The paper's SHARDS_adj adds the shortfall as hits at the
+        // smallest distance instead: it keeps the sampled misses, and then misses at
+        // every size carry the same offset.) Page counts (resident, dirty at the
+        // end) keep their 1 / rate weights.
+        let (mut reads, mut writes) = (self.reads, self.writes);
+        let (mut trims, mut warmup) = (self.trims, self.warmup_accesses);
+        if let Some(t) = totals {
+            let f = |truth: u64, est: f64| if est > 0.0 { truth as f64 / est } else { 1.0 };
+            let (fr, fw) = (f(t.reads, reads), f(t.writes, writes));
+            let scale = |v: &mut Vec<f64>, by: f64| v.iter_mut().for_each(|x| *x *= by);
+            scale(&mut self.a.read_hit, fr);
+            scale(&mut self.a.write_hit, fw);
+            scale(&mut self.a.wb, fw);
+            reads = t.reads as f64;
+            writes = t.writes as f64;
+            trims = t.trims as f64;
+            warmup = t.warmup;
+        }
+        let top = self.top.max(footprint).max(1);
+        let n = top as usize + 2;
+        // Prefix sums: hits and dirty pages up to a size, write-backs at a size.
+        let cum = |v: &[f64]| -> Vec<f64> {
+            let mut acc = 0.0;
+            (0..n)
+                .map(|i| {
+                    acc += v.get(i).copied().unwrap_or(0.0);
+                    acc
+                })
+                .collect()
+        };
+        LruCurve {
+            read_hits: cum(&self.a.read_hit),
+            write_hits: cum(&self.a.write_hit),
+            page_writes: cum(&self.a.wb),
+            dirty_at_end: cum(&self.a.dirty_end),
+            write_ios_at_end: cum(&self.a.ios_end),
+            trimmed: cum(&self.a.trimmed),
+            res_start: cum(&self.a.res_start),
+            res_end: cum(&self.a.res_end),
+            reads,
+            writes,
+            trims,
+            warmup_accesses: warmup,
+            footprint: footprint.max(1),
+            rate: self.scale.rate,
+            cfg: *cfg,
+        }
+    }
+}
+
+/// LRU results at every cache size (see the module docs).
+#[derive(Clone, Debug)]
+pub struct LruCurve {
+    read_hits: Vec<f64>,
+    write_hits: Vec<f64>,
+    page_writes: Vec<f64>,
+    dirty_at_end: Vec<f64>,
+    write_ios_at_end: Vec<f64>,
+    trimmed: Vec<f64>,
+    res_start: Vec<f64>,
+    res_end: Vec<f64>,
+    reads: f64,
+    writes: f64,
+    trims: f64,
+    warmup_accesses: u64,
+    footprint: u64,
+    rate: f64,
+    cfg: SimConfig,
+}
+
+impl LruCurve {
+    /// The footprint (distinct pages; estimated from a sample).
+    pub fn footprint(&self) -> u64 {
+        self.footprint
+    }
+
+    /// The sampling rate at the end (1 when exact).
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// The metrics of a run at `cache_pages` (block-utilization statistics left
+    /// empty), as [`crate::simulate`] reports them.
+    pub fn metrics(&self, cache_pages: u32) -> Metrics {
+        let c = (cache_pages.max(1) as usize).min(self.read_hits.len() - 1);
+        let r = |x: f64| x.round().max(0.0) as u64;
+        let reads = r(self.reads);
+        let writes = r(self.writes);
+        let read_hits = r(self.read_hits[c]).min(reads);
+        let write_hits = r(self.write_hits[c]).min(writes);
+        let (read_misses, write_misses) = (reads - read_hits, writes - write_hits);
+        let misses = read_misses + write_misses;
+        let page_reads = read_misses
+            + if self.cfg.write_miss_fetch {
+                write_misses
+            } else {
+                0
+            };
+        let page_writes = r(self.page_writes[c]);
+        let dirty_at_end = r(self.dirty_at_end[c]);
+        let trimmed_resident = r(self.trimmed[c]);
+        let evictions = misses as f64 + self.res_start[c] - self.res_end[c] - self.trimmed[c];
+        let flush = self.cfg.flush_at_end;
+        let mut m = Metrics {
+            capacity: cache_pages,
+            pages_per_block: self.cfg.pages_per_block.max(1),
+            universe: self.footprint,
+            warmup_accesses: self.warmup_accesses,
+            accesses: reads + writes,
+            hits: read_hits + write_hits,
+            misses,
+            reads,
+            read_hits,
+            read_misses,
+            writes,
+            write_hits,
+            write_misses,
+            page_reads,
+            page_writes,
+            write_ios: page_writes,
+            evictions: r(evictions),
+            dirty_at_end,
+            writes_at_end: if flush { dirty_at_end } else { 0 },
+            write_ios_at_end: if flush {
+                r(self.write_ios_at_end[c])
+            } else {
+                0
+            },
+            trims: r(self.trims),
+            trimmed_resident,
+            io_time_ns: page_reads * self.cfg.cost.t_read_ns
+                + page_writes * self.cfg.cost.t_write_ns,
+            ..Metrics::default()
+        };
+        m.finish_ratios();
+        m
+    }
+}
+
+/// Exact LRU results at every size of trace `t` under `cfg` (its capacity is
+/// ignored); `progress` gets the number of accesses done now and then.
+pub fn exact(
+    t: &PreparedTrace,
+    cfg: &SimConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<LruCurve, SimError> {
+    if t.granularity() != cfg.granularity {
+        return Err(SimError::Invalid(format!(
+            "the prepared trace was expanded with {:?}, the curve asks for {:?}",
+            t.granularity(),
+            cfg.granularity
+        )));
+    }
+    let mut core = LruCore::new(t.universe(), 1.0);
+    let mut index = 0u64;
+    for (&page, &op) in t.pages().iter().zip(t.ops()) {
+        let measured = index >= cfg.warmup;
+        if op == Op::Trim {
+            core.trim(page, measured);
+            continue;
+        }
+        core.access(page, op == Op::Write, measured);
+        index += 1;
+        if index % (1 << 16) == 0 {
+            progress(index);
+        }
+    }
+    progress(index);
+    let keys = t.keys();
+    Ok(core.finish(|p| keys[p as usize], None, u64::from(t.universe()), cfg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::after::NullSink;
+    use crate::engine::{simulate, Input};
+    use crate::policies::lru::{Lru, LruParams};
+    use crate::testutil::requests;
+    use wafer_trace::Request;
+
+    fn engine(t: &PreparedTrace, cfg: &SimConfig, c: u32) -> Metrics {
+        let cfg = SimConfig {
+            capacity_pages: c,
+            ..*cfg
+        };
+        let mut m = simulate::<Lru, _>(
+            &LruParams::default(),
+            Input::Prepared(t),
+            &cfg,
+            &mut NullSink,
+            &mut |_| {},
+        )
+        .unwrap();
+        m.block_utilization = Default::default();
+        m
+    }
+
+    /// Hand-worked: `W1 R2 R3 R4 W2 R1`. Depths: R4 -, W2 at 3, R1 at 4 (the end
+    /// depths: 1 is 1, 2 is 2). Page 1's interval (W1 .. end) reaches depth 4 at R1:
+    /// written back below 4, dirty at the end from 4 up. Page 2's (W2 .. end) ends at
+    /// depth 2: written back at size 1 only.
+    #[test]
+    fn hand_worked_vector() {
+        let cfg = SimConfig::default();
+        let t =
+            PreparedTrace::from_requests(cfg.granularity, &requests("W1 R2 R3 R4 W2 R1")).unwrap();
+        let curve = exact(&t, &cfg, &mut |_| {}).unwrap();
+        let row = |c| {
+            let m = curve.metrics(c);
+            (
+                m.read_hits,
+                m.write_hits,
+                m.page_reads,
+                m.page_writes,
+                m.dirty_at_end,
+            )
+        };
+        assert_eq!(row(1), (0, 0, 4, 2, 0));
+        assert_eq!(row(2), (0, 0, 4, 1, 1));
+        assert_eq!(row(3), (0, 1, 4, 1, 1));
+        assert_eq!(row(4), (1, 1, 3, 0, 2));
+        assert_eq!(curve.footprint(), 4);
+        for c in 1..=5 {
+            assert_eq!(curve.metrics(c), engine(&t, &cfg, c), "size {c}");
+        }
+    }
+
+    /// Random traces with multi-page requests, two devices, trims, warm-up,
+    /// write-miss fetch and flush-at-end: every size equals the engine's run.
+    #[test]
+    fn equals_the_engine_at_every_size() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(18);
+        for round in 0..24 {
+            let n = rng.gen_range(50..400);
+            let span = rng.gen_range(4..80u64);
+            let reqs: Vec<Request> = (0..n)
+                .map(|i| Request {
+                    time_ns: i,
+                    offset: rng.gen_range(0..span) * 4096 + rng.gen_range(0..2) * 100,
+                    len: rng.gen_range(1..4) * 4096,
+                    dev: rng.gen_range(0..2),
+                    op: match rng.gen_range(0..10) {
+                        0..=4 => Op::Read,
+                        5..=8 => Op::Write,
+                        _ => Op::Trim,
+                    },
+                })
+                .collect();
+            let cfg = SimConfig {
+                warmup: if round % 3 == 0 {
+                    rng.gen_range(0..n)
+                } else {
+                    0
+                },
+                write_miss_fetch: round % 2 == 1,
+                flush_at_end: round % 4 < 2,
+                ..SimConfig::default()
+            };
+            let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
+            let curve = exact(&t, &cfg, &mut |_| {}).unwrap();
+            for c in 1..=t.universe() + 1 {
+                assert_eq!(
+                    curve.metrics(c),
+                    engine(&t, &cfg, c),
+                    "round {round}, size {c}"
+                );
+            }
+        }
+    }
+}

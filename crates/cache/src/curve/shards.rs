@@ -1,0 +1,397 @@
+//! Sampled LRU curves (SHARDS: C. A. Waldspurger, N. Park, A. Garthwaite, I. Ahmad,
+//! "Efficient MRC Construction with SHARDS", USENIX FAST 2015).
+//!
+//! A key is in the sample when a seeded hash of it falls below a threshold `T`; the
+//! rate is `T / 2^64`. The key is the page's, or its erase block's
+//! ([`SampleUnit::Block`]), so that a sampled block keeps all its pages. Only the
+//! sampled accesses go through the exact machinery of [`super::lru`]: a depth `d` in
+//! the sample stands for the distance `d / rate` (each sampled page above stands for
+//! `1 / rate` pages), and each count weighs `1 / rate`.
+//!
+//! Fixed size (`max_keys`): when one key too many is sampled, the one with the
+//! largest hash leaves the sample (its pages and open dirty intervals are forgotten)
+//! and `T` drops to its hash. Counts made at an earlier, higher rate keep their
+//! weight `1 / rate` of that moment, which is the paper's rescaling of the histogram
+//! by `R_new / R_old` followed by the final scaling by `1 / R`.
+//!
+//! The totals (reads, writes, trims) are counted over every access, not estimated,
+//! and the sample's hit and write-back ratios applied to them (see
+//! [`super::lru`]'s accumulator for why not the paper's SHARDS_adj).
+//!
+//! Memory: the sampled pages only (a hash map of their keys and the stack); every
+//! other access costs one hash and one comparison.
+
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+use wafer_trace::{Op, RequestReader};
+
+use super::lru::{LruCore, LruCurve, Totals};
+use super::{SampleUnit, Sampling};
+use crate::engine::{Input, SimConfig};
+use crate::error::SimError;
+use crate::prepared::block_key;
+
+/// 2^64 as a float.
+const TWO64: f64 = 18_446_744_073_709_551_616.0;
+
+/// The seeded hash of a key (the SplitMix64 finalizer: S. Vigna, "Further
+/// scramblings of Marsaglia's xorshift generators", J. Comput. Appl. Math. 315,
+/// 2017, after G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom
+/// number generators", OOPSLA 2014).
+#[inline]
+pub fn hash(key: u64, seed: u64) -> u64 {
+    let mut z = key
+        .wrapping_add(seed.wrapping_mul(0xD6E8_FEB8_6659_FD93))
+        .wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The threshold of `rate`: keys hashing at or below it are sampled.
+pub fn threshold(rate: f64) -> u64 {
+    if rate >= 1.0 {
+        u64::MAX
+    } else {
+        (rate * TWO64) as u64
+    }
+}
+
+/// The rate of threshold `t`.
+pub fn rate_of(t: u64) -> f64 {
+    if t == u64::MAX {
+        1.0
+    } else {
+        (t as f64 + 1.0) / TWO64
+    }
+}
+
+/// The key a page is sampled by.
+#[inline]
+pub fn unit_key(key: u64, unit: SampleUnit, pages_per_block: u32) -> u64 {
+    match unit {
+        SampleUnit::Page => key,
+        SampleUnit::Block => block_key(key, pages_per_block),
+    }
+}
+
+/// No page.
+const NONE: u32 = u32::MAX;
+
+/// The sampled pages and keys, and the LRU accumulator over them.
+struct Sampler {
+    s: Sampling,
+    ppb: u32,
+    t: u64,
+    core: LruCore,
+    /// Sampled page keys by dense id, and back.
+    ids: FxHashMap<u64, u32>,
+    keys: Vec<u64>,
+    /// Sampled units: their id, and per unit id a list of its pages (fixed size).
+    units: FxHashMap<u64, u32>,
+    first: Vec<u32>,
+    next: Vec<u32>,
+    /// Units in the sample by hash (fixed size).
+    heap: BinaryHeap<(u64, u32)>,
+    live_pages: u64,
+}
+
+impl Sampler {
+    fn new(s: &Sampling, cfg: &SimConfig) -> Sampler {
+        Sampler {
+            s: *s,
+            ppb: cfg.pages_per_block.max(1),
+            t: threshold(s.rate),
+            core: LruCore::new(0, s.rate),
+            ids: FxHashMap::default(),
+            keys: Vec::new(),
+            units: FxHashMap::default(),
+            first: Vec::new(),
+            next: Vec::new(),
+            heap: BinaryHeap::new(),
+            live_pages: 0,
+        }
+    }
+
+    /// The dense id of sampled page `key`, or `None` when it is not in the sample.
+    #[inline]
+    fn id(&mut self, key: u64) -> Option<u32> {
+        let u = unit_key(key, self.s.unit, self.ppb);
+        let h = hash(u, self.s.seed);
+        if h > self.t {
+            return None;
+        }
+        if let Some(&id) = self.ids.get(&key) {
+            return Some(id);
+        }
+        self.admit(key, u, h)
+    }
+
+    /// A page seen for the first time while its unit hashes below the threshold.
+    #[cold]
+    fn admit(&mut self, key: u64, u: u64, h: u64) -> Option<u32> {
+        let id = self.keys.len() as u32;
+        self.keys.push(key);
+        self.ids.insert(key, id);
+        self.core.reserve(id + 1);
+        self.live_pages += 1;
+        let Some(max) = self.s.max_keys else {
+            return Some(id);
+        };
+        let next_uid = self.first.len() as u32;
+        let uid = *self.units.entry(u).or_insert(next_uid);
+        if uid == next_uid {
+            self.first.push(NONE);
+            self.heap.push((h, uid));
+        }
+        self.next.push(self.first[uid as usize]);
+        self.first[uid as usize] = id;
+        if self.heap.len() > max as usize {
+            let (top, gone) = self.heap.pop().expect("over the limit");
+            self.t = top.saturating_sub(1);
+            self.core.scale.rate = rate_of(self.t);
+            let mut p = std::mem::replace(&mut self.first[gone as usize], NONE);
+            while p != NONE {
+                self.core.remove(p);
+                self.live_pages -= 1;
+                p = self.next[p as usize];
+            }
+            if top == h {
+                return None;
+            }
+        }
+        Some(id)
+    }
+}
+
+/// Counts over every access.
+#[derive(Default)]
+struct Count {
+    t: Totals,
+    index: u64,
+}
+
+impl Count {
+    #[inline]
+    fn event(&mut self, op: Op, warmup: u64) -> bool {
+        let measured = self.index >= warmup;
+        match op {
+            Op::Trim => {
+                if measured {
+                    self.t.trims += 1;
+                }
+            }
+            _ => {
+                if !measured {
+                    self.t.warmup += 1;
+                } else if op == Op::Write {
+                    self.t.writes += 1;
+                } else {
+                    self.t.reads += 1;
+                }
+                self.index += 1;
+            }
+        }
+        measured
+    }
+}
+
+/// One event of the trace.
+#[inline]
+fn step(s: &mut Sampler, c: &mut Count, key: u64, op: Op, warmup: u64) {
+    let measured = c.event(op, warmup);
+    if let Some(id) = s.id(key) {
+        if op == Op::Trim {
+            s.core.trim(id, measured);
+        } else {
+            s.core.access(id, op == Op::Write, measured);
+        }
+    }
+}
+
+/// The sampled LRU curve of `input` under `cfg` (its capacity is ignored).
+pub fn lru(
+    input: Input<'_>,
+    cfg: &SimConfig,
+    sampling: &Sampling,
+    progress: &mut dyn FnMut(u64),
+) -> Result<LruCurve, SimError> {
+    sampling.validate()?;
+    let mut s = Sampler::new(sampling, cfg);
+    let mut c = Count::default();
+    let known_footprint = match input {
+        Input::Prepared(t) => {
+            if t.granularity() != cfg.granularity {
+                return Err(SimError::Invalid(format!(
+                    "the prepared trace was expanded with {:?}, the curve asks for {:?}",
+                    t.granularity(),
+                    cfg.granularity
+                )));
+            }
+            let keys = t.keys();
+            for (i, (&p, &op)) in t.pages().iter().zip(t.ops()).enumerate() {
+                step(&mut s, &mut c, keys[p as usize], op, cfg.warmup);
+                if i % (1 << 18) == 0 {
+                    progress(c.index);
+                }
+            }
+            Some(u64::from(t.universe()))
+        }
+        Input::Stream(r) => {
+            stream(r, &mut s, &mut c, cfg, progress)?;
+            None
+        }
+    };
+    progress(c.index);
+    let rate = s.core.scale.rate;
+    let footprint = known_footprint.unwrap_or_else(|| (s.live_pages as f64 / rate).round() as u64);
+    let keys = s.keys;
+    Ok(s.core
+        .finish(|p| keys[p as usize], Some(c.t), footprint, cfg))
+}
+
+fn stream(
+    r: &mut dyn RequestReader,
+    s: &mut Sampler,
+    c: &mut Count,
+    cfg: &SimConfig,
+    progress: &mut dyn FnMut(u64),
+) -> Result<(), SimError> {
+    let gran = cfg.granularity;
+    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    while r.read_batch(&mut batch)? {
+        for req in &batch {
+            gran.for_each_key(req, |key| step(s, c, key, req.op, cfg.warmup));
+        }
+        progress(c.index);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::curve::lru::exact;
+    use crate::prepared::PreparedTrace;
+    use wafer_trace::Request;
+
+    fn zipfish(n: u64, seed: u64) -> Vec<Request> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+        (0..n)
+            .map(|i| {
+                // Skewed page popularity over 200,000 pages (the hottest page
+                // takes 0.2% of the accesses), a third writes.
+                let u: f64 = rng.gen();
+                let page = (200_000.0 * u * u) as u64;
+                Request {
+                    time_ns: i,
+                    offset: page * 4096,
+                    len: 4096,
+                    dev: 0,
+                    op: if rng.gen_range(0..3) == 0 {
+                        Op::Write
+                    } else {
+                        Op::Read
+                    },
+                }
+            })
+            .collect()
+    }
+
+    fn mae(a: &LruCurve, b: &LruCurve, top: u32) -> f64 {
+        let sizes = super::super::log_sizes(top, 50);
+        let miss = |c: &LruCurve, s| {
+            let m = c.metrics(s);
+            m.misses as f64 / m.accesses as f64
+        };
+        sizes
+            .iter()
+            .map(|&s| (miss(a, s) - miss(b, s)).abs())
+            .sum::<f64>()
+            / sizes.len() as f64
+    }
+
+    #[test]
+    fn deterministic_for_a_seed_and_close_to_exact() {
+        let reqs = zipfish(1_000_000, 1);
+        // Blocks of 16 pages: 12,500 of them, enough for a sample of blocks.
+        let cfg = SimConfig {
+            pages_per_block: 16,
+            ..SimConfig::default()
+        };
+        let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
+        let ex = exact(&t, &cfg, &mut |_| {}).unwrap();
+        for unit in [SampleUnit::Page, SampleUnit::Block] {
+            for max_keys in [None, Some(4000)] {
+                let s = Sampling {
+                    rate: 0.1,
+                    max_keys,
+                    unit,
+                    seed: 7,
+                };
+                let a = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
+                let b = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
+                let mut r = crate::testutil::VecReader::new(reqs.clone(), 1000);
+                let c = lru(Input::Stream(&mut r), &cfg, &s, &mut |_| {}).unwrap();
+                for size in [1, 10, 100, 1000, 10_000, 100_000] {
+                    assert_eq!(a.metrics(size), b.metrics(size));
+                    assert_eq!(
+                        a.metrics(size).misses,
+                        c.metrics(size).misses,
+                        "stream and prepared"
+                    );
+                }
+                let err = mae(&a, &ex, t.universe());
+                // A block sample has 16 times fewer independent keys.
+                let bound = if unit == SampleUnit::Page {
+                    0.01
+                } else {
+                    0.025
+                };
+                assert!(err < bound, "{unit:?} {max_keys:?}: MAE {err}");
+                let other = lru(
+                    Input::Prepared(&t),
+                    &cfg,
+                    &Sampling { seed: 8, ..s },
+                    &mut |_| {},
+                )
+                .unwrap();
+                assert_ne!(other.metrics(1000), a.metrics(1000), "the seed matters");
+            }
+        }
+    }
+
+    #[test]
+    fn rate_one_is_exact() {
+        let reqs = zipfish(20_000, 2);
+        let cfg = SimConfig {
+            flush_at_end: true,
+            warmup: 500,
+            ..SimConfig::default()
+        };
+        let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
+        let ex = exact(&t, &cfg, &mut |_| {}).unwrap();
+        let s = Sampling {
+            rate: 1.0,
+            ..Sampling::default()
+        };
+        let sh = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
+        for size in [1, 5, 50, 500, 5000, t.universe()] {
+            assert_eq!(sh.metrics(size), ex.metrics(size), "size {size}");
+        }
+    }
+
+    #[test]
+    fn bad_rates_are_refused() {
+        let t = PreparedTrace::from_requests(Default::default(), &zipfish(10, 3)).unwrap();
+        for rate in [0.0, -1.0, 1.5, f64::NAN] {
+            let s = Sampling {
+                rate,
+                ..Sampling::default()
+            };
+            assert!(lru(Input::Prepared(&t), &SimConfig::default(), &s, &mut |_| {}).is_err());
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! `wafer curve` end to end: CSV columns and values, JSON, the figure, and exit codes
+//! of bad input.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn wafer() -> Command {
+    Command::cargo_bin("wafer").expect("binary")
+}
+
+fn sqlite() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../traces/sqlite-wal.wtr")
+}
+
+/// The CSV has the metric columns of `wafer sim`; its exact rows equal `wafer sim`'s
+/// LRU at the same sizes; 1 and the footprint are always among the sizes.
+#[test]
+fn csv_columns_and_exact_rows_match_sim() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("c.csv");
+    let svg = dir.path().join("c.svg");
+    wafer()
+        .args(["curve", "-t"])
+        .arg(sqlite())
+        .args(["--method", "exact,shards", "--rate", "0.5", "--points", "5"])
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--plot")
+        .arg(&svg)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1582 distinct pages"));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in [
+        "policy",
+        "method",
+        "rate",
+        "cache_pages",
+        "hits",
+        "read_hits",
+        "write_hits",
+        "page_reads",
+        "page_writes",
+        "dirty_at_end",
+        "miss_ratio",
+    ] {
+        assert!(header.contains(&col), "column {col}");
+    }
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    fn col<'a>(header: &[&str], r: &[&'a str], name: &str) -> &'a str {
+        r[header.iter().position(|h| *h == name).unwrap()]
+    }
+    let col = |r: &Vec<&'_ str>, name: &str| col(&header, r, name).to_string();
+    let exact: Vec<_> = rows
+        .iter()
+        .filter(|r| col(r, "method") == "exact")
+        .collect();
+    let sizes: Vec<String> = exact.iter().map(|r| col(r, "cache_pages")).collect();
+    assert_eq!(sizes.first().map(String::as_str), Some("1"));
+    assert_eq!(sizes.last().map(String::as_str), Some("1582"));
+    assert_eq!(rows.len(), 2 * exact.len());
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.contains("lru (exact)") && svg.contains("lru (shards)"));
+    // wafer sim at one of the sizes.
+    let r = exact[2];
+    let out = wafer()
+        .args(["sim", "-t"])
+        .arg(sqlite())
+        .args([
+            "-p",
+            "lru",
+            "-c",
+            &format!("{}p", col(r, "cache_pages")),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = &sim[0]["metrics"];
+    for name in [
+        "hits",
+        "read_hits",
+        "write_hits",
+        "page_reads",
+        "page_writes",
+        "dirty_at_end",
+    ] {
+        assert_eq!(
+            m[name].as_u64().unwrap().to_string(),
+            col(r, name),
+            "{name}"
+        );
+    }
+}
+
+/// Explicit sizes, minisim for any policy, JSON rows.
+#[test]
+fn minisim_json_rows() {
+    let out = wafer()
+        .args(["curve", "-t"])
+        .arg(sqlite())
+        .args(["-p", "lru,ts-clock", "--method", "minisim", "--rate", "1"])
+        .args(["--sizes", "10p,50%", "--json", "--seed", "4"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["method"], "minisim");
+    assert_eq!(rows[0]["cache_pages"], 10);
+    assert_eq!(rows[1]["cache_pages"], 791);
+    assert_eq!(rows[3]["policy"], "ts-clock");
+    assert_eq!(rows[3]["seed"], 4);
+}
+
+#[test]
+fn bad_input_exits_2_or_1_with_one_line() {
+    let t = sqlite();
+    let t = t.to_str().unwrap();
+    let usage: &[&[&str]] = &[
+        &["-p", "arc", "--method", "exact"],
+        &["-p", "arc", "--method", "shards"],
+        &["--method", "exakt"],
+        &["--method", "shards", "--rate", "0"],
+        &["--method", "shards", "--rate", "1.5"],
+        &["--rate", "0.1"],
+        &["--method", "shards", "--max-keys", "0"],
+        &["--points", "0"],
+        &["--sizes", "12 apples"],
+        &["-p", "nosuch"],
+        &["--block", "3KiB"],
+        &["--sample-unit", "sector"],
+    ];
+    for a in usage {
+        let out = wafer().args(["curve", "-t", t]).args(*a).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{a:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{a:?}: {err}");
+    }
+    // The trace as an output is refused.
+    wafer()
+        .args(["curve", "-t", t, "--csv", t])
+        .assert()
+        .code(2);
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "time_ns,op,dev,offset,len\n1,X,0,0,4096\n").unwrap();
+    let out = wafer().args(["curve", "-t"]).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    wafer()
+        .args(["curve", "-t"])
+        .arg(dir.path().join("missing.wtr"))
+        .assert()
+        .code(1);
+}
