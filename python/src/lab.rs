@@ -1,26 +1,30 @@
-//! Experiments: the whole local run, and the single-cell pieces a distributed driver
-//! needs (list the cells, compute one on a worker, store it atomically on the driver);
-//! see `wafer.dask_run` and `wafer_lab::cells`.
+//! Experiments through the one runner: the whole local run, and a share of the grid
+//! run on a worker (the Dask backend hands each worker a share; see `wafer.dask_run`).
 
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wafer_lab::store::{write_atomic, Store};
+use wafer_lab::store::Store;
 use wafer_lab::study::Study;
-use wafer_lab::{execute, CellResult, Experiment, GridStudy, Quiet, RunOptions};
+use wafer_lab::{publish, CellResult, Experiment, GridStudy, Quiet, RunOptions};
 
-use crate::errors::{lab_err, value_err};
+use crate::errors::lab_err;
 
-/// `(id, label)` of every cell of the experiment, in grid order.
+/// `(id, label, trace index)` of every cell of the experiment, in grid order.
 #[pyfunction]
-pub fn plan_cells(py: Python<'_>, experiment: PathBuf) -> PyResult<Vec<(String, String)>> {
+pub fn plan_cells(py: Python<'_>, experiment: PathBuf) -> PyResult<Vec<(String, String, usize)>> {
     py.allow_threads(|| {
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
-        Ok(plan.cells().iter().map(|c| (c.id(), c.label())).collect())
+        Ok(plan
+            .grid()
+            .iter()
+            .map(|(c, pos)| (c.id(), c.label(), pos.trace))
+            .collect())
     })
 }
 
-/// Ids of the cells of the experiment already stored (readable) under `out`.
+/// Ids of the cells of the experiment already stored (readable, and the result of
+/// that cell) under `out`.
 #[pyfunction]
 pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResult<Vec<String>> {
     py.allow_threads(|| {
@@ -41,59 +45,72 @@ pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResu
     })
 }
 
-/// Compute cell `cell_id` of the experiment (on whichever machine calls this) and
-/// return its result as the JSON the store keeps.
+/// Compute the cells `ids` of the experiment with the one runner (`jobs` threads),
+/// storing each under `out` the moment it finishes; the trace is decoded once for the
+/// share. Returns how many cells it computed.
 #[pyfunction]
-pub fn compute_cell(py: Python<'_>, experiment: PathBuf, cell_id: &str) -> PyResult<String> {
+#[pyo3(signature = (experiment, out, ids, jobs=1))]
+pub fn run_cells(
+    py: Python<'_>,
+    experiment: PathBuf,
+    out: PathBuf,
+    ids: Vec<String>,
+    jobs: usize,
+) -> PyResult<usize> {
+    crate::malloc::reuse_freed_memory();
     py.allow_threads(|| {
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
-        let cell = plan
-            .cells()
-            .into_iter()
-            .find(|c| c.id() == cell_id)
-            .ok_or_else(|| {
-                value_err(format!(
-                    "{}: no cell {cell_id} in this experiment",
-                    experiment.display()
-                ))
-            })?;
-        let r = wafer_lab::run_cell(&plan, &cell).map_err(lab_err)?;
-        serde_json::to_string(&r).map_err(|e| value_err(e.to_string()))
-    })
-}
-
-/// Store a result from [`compute_cell`] under `out` atomically, byte for byte as the
-/// local runner would; returns its id.
-#[pyfunction]
-pub fn store_cell(py: Python<'_>, out: PathBuf, result: &str) -> PyResult<String> {
-    py.allow_threads(|| {
-        let r: CellResult = serde_json::from_str(result)
-            .map_err(|e| value_err(format!("not a cell result: {e}")))?;
-        let store = Store::new(&out);
-        write_atomic(&store.cell_path(&r.id), result.as_bytes()).map_err(lab_err)?;
-        Ok(r.id)
+        let study = Arc::new(GridStudy::new(plan, Some(&out)).with_only(ids));
+        let run = wafer_lab::study::run(&study, &RunOptions::stored(&out, jobs), &mut Quiet)
+            .map_err(lab_err)?;
+        Ok(run.computed)
     })
 }
 
 /// Run the experiment with the local runner (`jobs` threads, 0 = the file's
 /// `workers` or all cores), computing only missing cells, then write the tables,
-/// figures and report. Returns a JSON summary.
+/// figures and report. A distributed driver that computed the cells itself passes
+/// `computed`, `elapsed_s` and `workers` so that the report describes its run.
+/// Returns a JSON summary.
 #[pyfunction]
-#[pyo3(signature = (experiment, out, jobs=0))]
+#[pyo3(signature = (experiment, out, jobs=0, computed=None, elapsed_s=None, workers=None))]
 pub fn run_local(
     py: Python<'_>,
     experiment: PathBuf,
     out: PathBuf,
     jobs: usize,
+    computed: Option<usize>,
+    elapsed_s: Option<f64>,
+    workers: Option<usize>,
 ) -> PyResult<String> {
-    py.allow_threads(|| run(&experiment, &out, jobs))
+    py.allow_threads(|| {
+        run(
+            &experiment,
+            &out,
+            jobs,
+            computed.map(|c| (c, elapsed_s.unwrap_or(0.0), workers.unwrap_or(1))),
+        )
+    })
 }
 
-fn run(experiment: &Path, out: &Path, jobs: usize) -> PyResult<String> {
+fn run(
+    experiment: &Path,
+    out: &Path,
+    jobs: usize,
+    elsewhere: Option<(usize, f64, usize)>,
+) -> PyResult<String> {
     let plan = Experiment::load(experiment).map_err(lab_err)?;
     let jobs = if jobs == 0 { plan.exp.workers } else { jobs };
     let study = Arc::new(GridStudy::new(plan, Some(out)));
-    let done = execute(&study, &RunOptions::stored(out, jobs), &mut Quiet).map_err(lab_err)?;
+    let mut o = wafer_lab::grid::run(&study, &RunOptions::stored(out, jobs), &mut Quiet)
+        .map_err(lab_err)?;
+    if let Some((computed, elapsed_s, workers)) = elsewhere {
+        o.computed += computed;
+        o.reused = o.total.saturating_sub(o.computed);
+        o.elapsed_s += elapsed_s;
+        o.jobs = workers;
+    }
+    let done = publish(&study, o, out).map_err(lab_err)?;
     let o = &done.outcome;
     let summary = serde_json::json!({
         "out": out.display().to_string(),

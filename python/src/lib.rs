@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod errors;
 mod lab;
+mod malloc;
 mod sim;
 mod trace;
 
@@ -21,8 +22,7 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::devices, m)?)?;
     m.add_function(wrap_pyfunction!(lab::plan_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
-    m.add_function(wrap_pyfunction!(lab::compute_cell, m)?)?;
-    m.add_function(wrap_pyfunction!(lab::store_cell, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::run_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_local, m)?)?;
     Ok(())
 }

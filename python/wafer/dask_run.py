@@ -1,12 +1,17 @@
-"""Experiment grids on Dask: each missing cell is one task.
+"""Experiment grids on Dask, through the one runner.
 
 The driver (this process) lists the grid's cells, skips those already stored in the
-output folder, and submits the rest; a task computes one cell from (experiment path,
-cell id) with the Rust core and returns the result JSON; the driver stores each result
-atomically the moment it arrives (same files as ``wafer run``), so a lost worker or a
-killed driver loses no finished cell and a rerun computes only the rest. When every
-cell is stored, the tables, figures and report are written exactly as the local runner
-writes them.
+output folder, and splits the rest into shares of one trace each (enough shares to
+keep every worker busy, as few as that allows). A task runs the Rust runner on its share (``_wafer.run_cells``): the trace is decoded
+once per share and each cell is stored atomically in the output folder the moment it
+finishes, exactly as ``wafer run`` stores it. A lost worker therefore loses only the
+cells it was computing; Dask runs its share again elsewhere and the runner skips the
+cells already stored, and a killed driver is finished by running the same command
+again. When every cell is stored, the tables, figures and report are written as the
+local runner writes them, describing this run (cells computed, workers, time).
+
+Workers must see the experiment file, its traces and the output folder at the same
+paths (a shared file system on a cluster; any ``LocalCluster``).
 
 Command line (what ``wafer run exp.toml --dask ADDRESS`` runs)::
 
@@ -19,7 +24,9 @@ import argparse
 import json
 import os
 import sys
+import time
 import uuid
+from collections import defaultdict
 from os import PathLike
 from typing import Any
 
@@ -27,9 +34,55 @@ from . import _wafer
 from .experiment import default_out
 
 
-def compute_cell(experiment: str, cell_id: str) -> str:
-    """The task: compute one cell on a worker and return its result JSON."""
-    return _wafer.compute_cell(experiment, cell_id)
+def run_share(experiment: str, out: str, ids: list[str], jobs: int) -> int:
+    """The task: compute a share of the grid on a worker; returns the cells computed."""
+    return _wafer.run_cells(experiment, out, ids, jobs=jobs)
+
+
+def _shares(todo: list[tuple[str, str, int]], workers: int) -> list[list[str]]:
+    """The missing cells in shares of one trace each: one share per trace when there
+    are at least as many traces as workers, else each trace dealt round-robin into
+    enough shares to keep every worker busy. Each share decodes its trace once."""
+    by_trace: dict[int, list[str]] = defaultdict(list)
+    for cid, _, trace in todo:
+        by_trace[trace].append(cid)
+    per_trace = max(1, -(-workers // len(by_trace))) if by_trace else 1
+    shares = []
+    for ids in by_trace.values():
+        n = min(per_trace, len(ids))
+        shares += [ids[i::n] for i in range(n)]
+    return shares
+
+
+def _stored(out: str, ids: list[str]) -> int:
+    cells = os.path.join(out, "cells")
+    return sum(os.path.exists(os.path.join(cells, f"{cid}.json")) for cid in ids)
+
+
+class _Progress:
+    """A one-line progress report on stderr (redrawn in place on a terminal)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.tty = sys.stderr.isatty()
+        self.t0 = time.monotonic()
+        self.last = -1
+
+    def show(self, done: int) -> None:
+        if done == self.last:
+            return
+        self.last = done
+        dt = time.monotonic() - self.t0
+        rate = done / dt if dt > 0 else 0.0
+        line = f"dask: {done} of {self.total} cells stored ({rate:.2f} cells/s, {dt:.0f} s)"
+        if self.tty:
+            print(f"\r{line}", end="", file=sys.stderr, flush=True)
+        elif done == self.total:
+            print(line, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.tty and self.last >= 0:
+            print(file=sys.stderr)
 
 
 def run(
@@ -38,14 +91,17 @@ def run(
     *,
     address: str | None = None,
     client: Any = None,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """Compute the missing cells of ``experiment`` on Dask and write the outputs.
 
     ``client`` (a ``dask.distributed.Client``) or ``address`` (a scheduler) selects
     the cluster; with neither, a ``LocalCluster`` is started for the run. Returns a
-    summary: ``out``, ``total``, ``computed``, ``reused``, ``figures``, ``report``.
-    Raises :class:`wafer.WaferError` naming the failed cells if some did not finish
-    (the finished ones are stored; run again to compute the rest).
+    summary: ``out``, ``total``, ``computed``, ``reused``, ``workers``, ``elapsed_s``,
+    ``figures``, ``report``. Raises :class:`wafer.WaferError` naming the way out if
+    some shares failed (the finished cells are stored; run again to compute the rest).
+    On ``KeyboardInterrupt`` the tasks are cancelled, the cluster is closed, and the
+    interrupt propagates; every stored cell stays.
     """
     try:
         from dask.distributed import Client, LocalCluster, as_completed
@@ -53,50 +109,73 @@ def run(
         raise ImportError(
             "the Dask backend needs dask.distributed: pip install 'wafer-flash[dask]'"
         ) from e
+    t0 = time.monotonic()
     experiment = os.path.abspath(experiment)
     out = os.path.abspath(out if out is not None else default_out(experiment))
     cells = _wafer.plan_cells(experiment)
     stored = set(_wafer.stored_cells(experiment, out))
-    todo = [(cid, label) for cid, label in cells if cid not in stored]
+    todo = [c for c in cells if c[0] not in stored]
+    ids = [c[0] for c in todo]
     own = None
     if todo and client is None:
         own = Client(address) if address else Client(LocalCluster(processes=True))
         client = own
-    failures: list[tuple[str, BaseException]] = []
-    computed = 0
+    workers = 1
+    failures: list[BaseException] = []
+    bar = _Progress(len(todo)) if progress and todo else None
     try:
         if todo:
+            info = client.scheduler_info()["workers"]
+            workers = max(1, len(info))
+            threads = max(1, min(w.get("nthreads", 1) for w in info.values())) if info else 1
             tag = uuid.uuid4().hex[:8]
-            futures = {
-                client.submit(compute_cell, experiment, cid, key=f"wafer-{cid}-{tag}"): label
-                for cid, label in todo
-            }
+            futures = [
+                client.submit(run_share, experiment, out, share, threads, key=f"wafer-{i}-{tag}")
+                for i, share in enumerate(_shares(todo, workers))
+            ]
             try:
-                for fut in as_completed(list(futures)):
-                    try:
-                        _wafer.store_cell(out, fut.result())
-                        computed += 1
-                    except Exception as e:  # noqa: BLE001 - reported below, per cell
-                        failures.append((futures[fut], e))
+                pending = as_completed(futures)
+                while not pending.is_empty():
+                    for fut in pending.next_batch(block=False) or []:
+                        try:
+                            fut.result()
+                        except Exception as e:  # noqa: BLE001 - reported below
+                            failures.append(e)
+                    if bar:
+                        bar.show(_stored(out, ids))
+                    time.sleep(0.2)
+                if bar:
+                    bar.show(_stored(out, ids))
             finally:
                 for fut in futures:
                     fut.cancel()
     finally:
+        if bar:
+            bar.close()
         if own is not None:
             cluster = own.cluster
             own.close()
             if cluster is not None and address is None:
                 cluster.close()
+    computed = _stored(out, ids)
     if failures:
-        label, err = failures[0]
         raise _wafer.WaferError(
-            f"{len(failures)} of {len(todo)} cells failed (the other {len(cells) - len(failures)}"
-            f" are stored in {out}; run again to compute the rest); first: {label}: {err}"
+            f"{len(todo) - computed} of {len(todo)} cells did not finish ({computed} computed"
+            f" and stored in {out}; run again to compute the rest); first error: {failures[0]}"
         )
-    # Every cell is stored now: the local runner computes nothing and writes the outputs.
-    summary = json.loads(_wafer.run_local(experiment, out, jobs=1))
-    summary["computed"] = computed
-    summary["reused"] = len(cells) - len(todo)
+    # Every cell is stored now: the local runner computes nothing and writes the
+    # outputs, describing this run.
+    summary = json.loads(
+        _wafer.run_local(
+            experiment,
+            out,
+            jobs=1,
+            computed=computed,
+            elapsed_s=time.monotonic() - t0,
+            workers=workers,
+        )
+    )
+    summary["workers"] = workers
     return summary
 
 
@@ -104,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m wafer.dask_run``: run an experiment file on a Dask cluster."""
     ap = argparse.ArgumentParser(
         prog="python -m wafer.dask_run",
-        description="Run a wafer experiment grid on a Dask cluster, one task per cell.",
+        description="Run a wafer experiment grid on a Dask cluster, one share per worker.",
         epilog="Example: python -m wafer.dask_run exp.toml --address tcp://10.0.0.1:8786",
     )
     ap.add_argument("experiment", help="experiment file (TOML)")
@@ -113,12 +192,28 @@ def main(argv: list[str] | None = None) -> int:
         "--address", help="Dask scheduler address (default: a LocalCluster on this machine)"
     )
     args = ap.parse_args(argv)
+    out = os.path.abspath(args.out or default_out(args.experiment))
     try:
-        s = run(args.experiment, args.out or default_out(args.experiment), address=args.address)
+        s = run(args.experiment, out, address=args.address)
+    except KeyboardInterrupt:
+        try:
+            total = len(_wafer.plan_cells(os.path.abspath(args.experiment)))
+            have = len(_wafer.stored_cells(os.path.abspath(args.experiment), out))
+            print(
+                f"wafer: interrupted: {have} of {total} cells are stored in {out};"
+                " run the same command again to finish",
+                file=sys.stderr,
+            )
+        except Exception:  # noqa: BLE001 - the interrupt is what matters
+            print("wafer: interrupted", file=sys.stderr)
+        return 130
     except (OSError, ValueError, _wafer.WaferError, ImportError) as e:
         print(f"wafer: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
         return 1
-    print(f"{s['total']} cells: computed {s['computed']}, reused {s['reused']} (dask)")
+    print(
+        f"{s['total']} cells: computed {s['computed']}, reused {s['reused']}"
+        f" (dask, {s['workers']} workers, {s['elapsed_s']:.1f} s)"
+    )
     out = s["out"]
     print(f"results: {out}/results.csv, {out}/results.json, {out}/results.parquet")
     print(f"figures: {len(s['figures'])} SVG files in {out}/figures")

@@ -1,16 +1,14 @@
 //! Computing one run: the trace through the policy, the after-cache operations into
 //! the device's FTL ([`CellSink`]), the result as a [`CellResult`].
 //!
-//! [`run_cell`] computes one run of a plan on its own, for drivers that spread runs
-//! over machines (the Dask backend): a worker process keeps the last trace it
-//! prepared, so the runs of one trace that reach the same worker decode it once.
-//! A run is matched to the plan by its parameters (trace checksum, device description
-//! and wafer version included); a run of another plan, trace file or wafer version is
-//! refused rather than computed with the wrong inputs.
+//! [`run_cell`] computes one run of a plan on its own (what the runner computes for
+//! it, a check of purity). A run is matched to the plan by its parameters (trace
+//! checksum, device description and wafer version included); a run of another plan,
+//! trace file or wafer version is refused rather than computed with the wrong
+//! inputs.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use wafer_cache::after::FileSink;
@@ -51,12 +49,8 @@ fn about(source: &str, msg: String) -> String {
     }
 }
 
-/// The trace this process prepared last, by checksum: the runs of one trace that
-/// reach the same worker decode it once.
-static LAST_PREPARED: Mutex<Option<(String, Arc<PreparedTrace>)>> = Mutex::new(None);
-
-/// Compute one run of `plan` on its own: its trace is prepared (or taken from this
-/// process's last prepared trace), or with `stream = true` counted and streamed.
+/// Compute one run of `plan` on its own: its trace is prepared, or with
+/// `stream = true` counted and streamed.
 pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
     let pos = locate(plan, cell)?;
     let work = AtomicU64::new(0);
@@ -76,23 +70,7 @@ pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
     }
     // A prepared trace depends on the file, the format it is read as and the
     // granularity.
-    let checksum = format!(
-        "{} {:?} {:?}",
-        plan.checksums[pos.trace],
-        plan.traces[pos.trace].1,
-        plan.granularity()
-    );
-    let mut last = LAST_PREPARED.lock().unwrap_or_else(|e| e.into_inner());
-    let trace = match &*last {
-        Some((c, t)) if *c == checksum => Arc::clone(t),
-        _ => {
-            *last = None; // free the old trace before preparing the new one
-            let t = Arc::new(prepare_trace(plan, pos.trace)?);
-            *last = Some((checksum, Arc::clone(&t)));
-            t
-        }
-    };
-    drop(last);
+    let trace = prepare_trace(plan, pos.trace)?;
     compute(plan, cell, pos, CellInput::Prepared(&trace), None, &work)
 }
 

@@ -90,6 +90,7 @@ pub struct GridStudy {
     after: Box<AfterFile>,
     preface: Box<PrefaceFn>,
     infos: Mutex<Vec<Option<TraceInfo>>>,
+    only: Option<std::collections::HashSet<String>>,
 }
 
 impl GridStudy {
@@ -113,7 +114,15 @@ impl GridStudy {
             after,
             preface: Box::new(|_: &[CellResult]| Preface::default()),
             infos: Mutex::new(vec![None; n]),
+            only: None,
         }
+    }
+
+    /// Only the runs whose ids are in `ids` (a share of the grid, for a distributed
+    /// driver that hands each worker a part).
+    pub fn with_only(mut self, ids: impl IntoIterator<Item = String>) -> GridStudy {
+        self.only = Some(ids.into_iter().collect());
+        self
     }
 
     /// Name each run's after-cache file with `after` instead.
@@ -180,7 +189,11 @@ impl Study for GridStudy {
     type Shared = TraceInput;
 
     fn cells(&self) -> Vec<RunSpec> {
-        self.plan.cells()
+        let mut cells = self.plan.cells();
+        if let Some(only) = &self.only {
+            cells.retain(|c| only.contains(&c.id()));
+        }
+        cells
     }
 
     fn label(&self, cell: &RunSpec) -> String {
@@ -270,16 +283,33 @@ pub struct Done {
     pub report: Option<PathBuf>,
 }
 
-/// Run the grid with the one runner; with an output folder, then write
-/// `results.csv`, `results.json`, `results.parquet`, `provenance.json`,
-/// `figures/*.svg` (and `.png`, `.pdf`) and `report.html` there (also after an interruption, from the runs that are finished).
+/// Run the grid with the one runner; with an output folder, then [`publish`] there
+/// (also after an interruption, from the runs that are finished).
 pub fn execute(
     study: &Arc<GridStudy>,
     opts: &RunOptions,
     obs: &mut dyn Observer,
 ) -> Result<Done, LabError> {
+    let outcome = run(study, opts, obs)?;
+    match opts.out.as_deref() {
+        Some(out) => publish(study, outcome, out),
+        None => Ok(Done {
+            outcome,
+            tables: Vec::new(),
+            figures: Vec::new(),
+            report: None,
+        }),
+    }
+}
+
+/// Run the grid with the one runner, writing nothing but the stored runs.
+pub fn run(
+    study: &Arc<GridStudy>,
+    opts: &RunOptions,
+    obs: &mut dyn Observer,
+) -> Result<Outcome, LabError> {
     let run = study::run(study, opts, obs)?;
-    let mut outcome = Outcome {
+    Ok(Outcome {
         total: run.total,
         reused: run.reused,
         computed: run.computed,
@@ -288,15 +318,13 @@ pub fn execute(
         traces: Vec::new(),
         elapsed_s: run.elapsed_s,
         jobs: run.jobs,
-    };
-    let Some(out) = opts.out.as_deref() else {
-        return Ok(Done {
-            outcome,
-            tables: Vec::new(),
-            figures: Vec::new(),
-            report: None,
-        });
-    };
+    })
+}
+
+/// Write `results.csv`, `results.json`, `results.parquet`, `provenance.json`,
+/// `figures/*.svg` (and `.png`, `.pdf`) and `report.html` under `out` from
+/// `outcome` (its counts and time are what the report says about the run).
+pub fn publish(study: &GridStudy, mut outcome: Outcome, out: &Path) -> Result<Done, LabError> {
     outcome.traces = study.traces()?;
     let plan = &study.plan;
     let rows: Vec<_> = outcome.results.iter().map(|r| r.row(true)).collect();

@@ -44,7 +44,7 @@ pub mod study;
 pub use compute::{run_cell, CellSink};
 pub use error::LabError;
 pub use experiment::{Experiment, GridPos, Plan};
-pub use grid::{execute, Done, GridStudy, Outcome};
+pub use grid::{execute, publish, Done, GridStudy, Outcome};
 pub use provenance::Provenance;
 pub use report::Preface;
 pub use result::{CellResult, FtlSummary};
