@@ -10,6 +10,13 @@ mod malloc;
 mod sim;
 mod trace;
 
+/// The `wafer` command with `argv` (program name first); returns its exit status.
+/// Behind the package's `wafer` console script.
+#[pyfunction]
+fn cli(py: Python<'_>, argv: Vec<std::ffi::OsString>) -> i32 {
+    py.allow_threads(|| wafer_cli::main(argv))
+}
+
 #[pymodule]
 fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -24,5 +31,6 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_local, m)?)?;
+    m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }

@@ -105,7 +105,7 @@ pub fn simulate(
     )?;
     py.allow_threads(|| {
         let plan = exp
-            .plan_as(&|k| format!("{}=", option_name(k)), Path::new(""))
+            .plan_as(&option_name, Path::new(""))
             .map_err(lab_err)?;
         let study = Arc::new(GridStudy::new(plan, None));
         let opts = RunOptions {

@@ -36,3 +36,25 @@ def test_the_distribution_has_a_name_of_its_own():
     from importlib import metadata
 
     assert metadata.distribution("wafer-flash").version == wafer.__version__
+
+
+def test_the_package_installs_the_wafer_command(wafer_bin):
+    """`pip install` puts a `wafer` command next to the interpreter; it is the CLI
+    (same output as the cargo-built binary)."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "wafer"
+    cmd = str(exe) if exe.exists() else shutil.which("wafer")
+    assert cmd, "no wafer command installed with the package"
+    path = str(ROOT / "traces" / "fileserver.wtr")
+    args = ["sim", "-t", path, "-p", "lru,clock", "-c", "5%,1MiB"]
+    got = subprocess.run([cmd, *args], capture_output=True, text=True, check=True).stdout
+    want = subprocess.run([wafer_bin, *args], capture_output=True, text=True, check=True).stdout
+    assert got == want and "hit ratio" in got
+    bad = subprocess.run([cmd, "sim", "-t", path, "-p", "lru", "-c", "0"], capture_output=True)
+    assert bad.returncode == 2
+    mod = subprocess.run([sys.executable, "-m", "wafer", "--version"], capture_output=True)
+    assert mod.returncode == 0 and b"wafer" in mod.stdout

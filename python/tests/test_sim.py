@@ -70,24 +70,31 @@ def test_a_grid_in_one_call_equals_the_cli(wafer_bin):
 
 
 def test_invalid_values_are_refused_with_the_cli_message(wafer_bin):
+    """Every value `wafer sim` refuses is refused by the keywords with the same message
+    after the location (`--page-size: ...` / `page_size: ...`)."""
     path = str(trace("fileserver.wtr"))
-    for kw, flag, msg in [
-        ({"page_size": "3000"}, "--page-size", "must be a power of two"),
-        ({"block": "6KiB"}, "--block", "must be a multiple of the 4096 B page"),
-    ]:
+    cases = [
+        ({"page_size": "3000"}, ["--page-size", "3000"]),
+        ({"block": "6KiB"}, ["--block", "6KiB"]),
+        ({"cache": "0"}, ["-c", "0"]),
+        ({"cache": 100}, ["-c", "100"]),
+        ({"cache": "0.01"}, ["-c", "0.01"]),
+        ({"policy": ["lru", "lru"]}, ["-p", "lru,lru"]),
+    ]
+    for kw, flags in cases:
+        args = {"policy": "lru", "cache": "1MiB", **kw}
         with pytest.raises(ValueError) as e:
-            wafer.simulate(path, "lru", "1MiB", **kw)
+            wafer.simulate(path, **args)
         py = str(e.value)
         key = next(iter(kw))
-        assert py.startswith(f"{key if key != 'block' else 'block'}=: "), py
-        cli = subprocess.run(
-            [wafer_bin, "sim", "-t", path, "-p", "lru", "-c", "1MiB", flag, kw[key]],
-            capture_output=True,
-            text=True,
-        )
-        assert cli.returncode == 2
-        assert msg in py
-        assert cli.stderr.strip().endswith(py.split(": ", 1)[1]), (cli.stderr, py)
+        assert py.startswith(f"{key}: "), py
+        cli_args = [wafer_bin, "sim", "-t", path]
+        cli_args += [] if "-p" in flags else ["-p", "lru"]
+        cli_args += [] if "-c" in flags else ["-c", "1MiB"]
+        cli = subprocess.run(cli_args + flags, capture_output=True, text=True)
+        assert cli.returncode == 2, cli.stderr
+        assert cli.stderr.count("\n") == 1 and "\n" not in py
+        assert cli.stderr.strip().split(": ", 2)[2] == py.split(": ", 1)[1], (cli.stderr, py)
 
 
 def test_policies_and_devices_list_the_registries():

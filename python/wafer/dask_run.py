@@ -2,13 +2,14 @@
 
 The driver (this process) lists the grid's cells, skips those already stored in the
 output folder, and splits the rest into shares of one trace each (enough shares to
-keep every worker busy, as few as that allows). A task runs the Rust runner on its share (``_wafer.run_cells``): the trace is decoded
-once per share and each cell is stored atomically in the output folder the moment it
-finishes, exactly as ``wafer run`` stores it. A lost worker therefore loses only the
-cells it was computing; Dask runs its share again elsewhere and the runner skips the
-cells already stored, and a killed driver is finished by running the same command
-again. When every cell is stored, the tables, figures and report are written as the
-local runner writes them, describing this run (cells computed, workers, time).
+keep every worker busy, as few as that allows). A task runs the Rust runner on its
+share (``_wafer.run_cells``): the trace is decoded once per share and each cell is
+stored atomically in the output folder the moment it finishes, exactly as ``wafer
+run`` stores it. A lost worker therefore loses only the cells it was computing; Dask
+runs its share again elsewhere and the runner skips the cells already stored, and a
+killed driver is finished by running the same command again. When every cell is
+stored, the tables, figures and report are written as the local runner writes them,
+describing this run (cells computed, workers, time).
 
 Workers must see the experiment file, its traces and the output folder at the same
 paths (a shared file system on a cluster; any ``LocalCluster``).

@@ -57,8 +57,10 @@ def simulate(
     if isinstance(trace, Trace):
         format = format or trace.format
         trace = trace.path
-    single = isinstance(policy, str) and isinstance(cache, (str, int)) and (
-        device is None or isinstance(device, str)
+    single = (
+        isinstance(policy, str)
+        and isinstance(cache, (str, int))
+        and (device is None or isinstance(device, str))
     )
     text = _wafer.simulate(
         str(trace),

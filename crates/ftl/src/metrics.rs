@@ -86,7 +86,9 @@ pub struct Metrics {
     /// The counters.
     #[serde(flatten)]
     pub counters: Counters,
-    /// Flash programs / host page writes (0 when nothing was written).
+    /// Flash programs / host page writes (0 when nothing was written, which JSON
+    /// shows as null: there is no ratio, and 0 would read as a measurement).
+    #[serde(serialize_with = "zero_as_null")]
     pub waf: f64,
     /// Per-block erase distribution.
     pub erase: EraseStats,
@@ -98,6 +100,15 @@ pub struct Metrics {
     pub pe_limit: u64,
     /// Filled by [`Metrics::project_lifetime`].
     pub lifetime: Option<Lifetime>,
+}
+
+/// A WAF of 0 (nothing written) as null.
+fn zero_as_null<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if *v == 0.0 {
+        s.serialize_none()
+    } else {
+        s.serialize_f64(*v)
+    }
 }
 
 impl Metrics {

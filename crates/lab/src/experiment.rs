@@ -393,16 +393,18 @@ impl Experiment {
         for (i, p) in &names {
             let spec =
                 PolicySpec::parse(p).map_err(|e| err(format!("policies[{i}]"), e.to_string()))?;
-            if policies
+            if let Some((first, _)) = policies
                 .iter()
-                .any(|q: &PolicySpec| q.label() == spec.label())
+                .find(|(_, q): &&(String, PolicySpec)| q.label() == spec.label())
             {
                 return Err(err(
                     format!("policies[{i}]"),
-                    format!("\"{p}\" is listed twice"),
+                    format!(
+                        "policy `{p}` is given twice (the same as `{first}`); each run would be computed twice"
+                    ),
                 ));
             }
-            policies.push(spec);
+            policies.push((p.clone(), spec));
         }
         let page = match self.access {
             Access::Page => parse_size(&self.page_size)
@@ -417,10 +419,12 @@ impl Experiment {
         for (i, c) in self.cache_sizes.iter().enumerate() {
             let s =
                 CacheSize::parse(c).map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
-            if sizes.iter().any(|(_, t): &(String, CacheSize)| *t == s) {
+            if let Some((first, _)) = sizes.iter().find(|(_, t): &&(String, CacheSize)| *t == s) {
                 return Err(err(
                     format!("cache_sizes[{i}]"),
-                    format!("\"{c}\" is listed twice"),
+                    format!(
+                        "cache size `{c}` is given twice (the same as `{first}`); each run would be computed twice"
+                    ),
                 ));
             }
             // Bytes and pages are checked here; a share of the footprint once the
@@ -575,7 +579,7 @@ impl Experiment {
         Ok(Plan {
             checksums,
             traces,
-            policies,
+            policies: policies.into_iter().map(|(_, s)| s).collect(),
             sizes,
             page_size: page,
             pages_per_block,

@@ -329,11 +329,7 @@ pub fn publish(study: &GridStudy, mut outcome: Outcome, out: &Path) -> Result<Do
     let plan = &study.plan;
     let rows: Vec<_> = outcome.results.iter().map(|r| r.row(true)).collect();
     // Every column present, so that the Parquet types do not depend on the data.
-    let template = outcome.results.first().map(|r| {
-        let mut t = r.clone();
-        t.ftl.get_or_insert_with(Default::default);
-        t.row(true)
-    });
+    let template = outcome.results.first().map(CellResult::template_row);
     let tables = Store::new(out).write_tables(&rows, template.as_ref())?;
     let prov = crate::provenance::Provenance::here();
     let json = serde_json::to_vec_pretty(&prov).map_err(|e| LabError::Invalid(e.to_string()))?;

@@ -110,7 +110,32 @@ impl CellResult {
 
     /// One flat row: every parameter, every scalar metric, version and checksum.
     /// `timing` adds the wall-clock column (left out when comparing runs).
+    /// A ratio with nothing under it (a hit ratio without accesses, the WAF of a run
+    /// that wrote nothing) is null (empty in CSV): 0 would read as a measurement.
     pub fn row(&self, timing: bool) -> Vec<(String, serde_json::Value)> {
+        let mut row = self.columns(timing);
+        let zero = |row: &[(String, serde_json::Value)], k: &str| {
+            row.iter().any(|(n, v)| n == k && v.as_u64() == Some(0))
+        };
+        for (ratio, under) in RATIOS {
+            if zero(&row, under) {
+                if let Some((_, v)) = row.iter_mut().find(|(n, _)| n == ratio) {
+                    *v = serde_json::Value::Null;
+                }
+            }
+        }
+        row
+    }
+
+    /// A row with every column holding a value of its type (the device columns of a
+    /// default device, no null ratios), which fixes the Parquet column types.
+    pub fn template_row(&self) -> Vec<(String, serde_json::Value)> {
+        let mut t = self.clone();
+        t.ftl.get_or_insert_with(Default::default);
+        t.columns(true)
+    }
+
+    fn columns(&self, timing: bool) -> Vec<(String, serde_json::Value)> {
         use serde_json::Value;
         let mut row: Vec<(String, Value)> = Vec::new();
         let p = &self.params;
@@ -167,6 +192,16 @@ impl CellResult {
         row
     }
 }
+
+/// Ratio columns and the count under each: the ratio is null when the count is 0.
+const RATIOS: [(&str, &str); 6] = [
+    ("hit_ratio", "accesses"),
+    ("read_hit_ratio", "reads"),
+    ("write_hit_ratio", "writes"),
+    ("wb_mean_pages", "wb_bursts"),
+    ("wb_mean_utilization", "wb_bursts"),
+    ("ftl_waf", "ftl_host_write_pages"),
+];
 
 /// Keeps an evenly spaced, deterministic sample of at most `cap` points of a stream
 /// of unknown length: every `stride`-th point; when full, every second kept point is

@@ -132,7 +132,11 @@ pub fn run_plan(
 
 /// Run `wafer run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let plan = Experiment::load(&args.experiment)?;
+    // A refused experiment file is a usage error (exit 2), as refused arguments are.
+    let plan = Experiment::load(&args.experiment).map_err(|e| match e {
+        wafer_lab::LabError::Config { .. } => super::usage(e),
+        e => e.into(),
+    })?;
     let out = args.out.unwrap_or_else(|| {
         let stem = args
             .experiment

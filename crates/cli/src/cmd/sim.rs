@@ -22,10 +22,9 @@ use wafer_cache::after::FileSink;
 use wafer_cache::{CostModel, PolicySpec, SimError};
 use wafer_lab::experiment::{Outputs, TraceDef};
 use wafer_lab::{Access, CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
-use wafer_trace::units::CacheSize;
 
 use super::trace::info::format_arg;
-use super::{list, no_duplicates, policy_list, refuse_input_as_output, unknown, usage};
+use super::{list, policy_list, refuse_input_as_output, unknown, usage};
 use crate::progress;
 
 /// How requests become cache accesses.
@@ -146,22 +145,11 @@ fn lab_error(e: LabError) -> anyhow::Error {
 /// The run description `wafer sim`'s arguments give.
 pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
     let policies = policy_list(&args.policies);
-    // Parsed here first for the "did you mean" hint; the plan parses them again.
-    let specs = policies
-        .iter()
-        .map(|p| parse_policy(p).map(|s| (p.clone(), s.label())))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    no_duplicates("policy", &specs)?;
+    // Parsed here first for the "did you mean" hint; the plan checks the rest.
+    for p in &policies {
+        parse_policy(p)?;
+    }
     let caches = list(&args.caches);
-    let sizes = caches
-        .iter()
-        .map(|c| {
-            CacheSize::parse(c)
-                .map(|s| (c.clone(), s))
-                .map_err(|e| usage(format!("--cache: {e}")))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    no_duplicates("cache size", &sizes)?;
     format_arg(args.format.as_deref())?;
     Ok(Experiment {
         name: "wafer sim".into(),
