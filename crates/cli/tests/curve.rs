@@ -80,7 +80,7 @@ fn csv_columns_and_exact_rows_match_sim() {
         .output()
         .unwrap();
     let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let m = &sim[0]["metrics"];
+    let m = &sim[0];
     for name in [
         "hits",
         "read_hits",

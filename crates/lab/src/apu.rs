@@ -265,7 +265,7 @@ pub struct ApuOutcome {
     pub reused: usize,
     /// Whether the run was stopped before computing every cell.
     pub interrupted: bool,
-    /// Figures written (SVG; a PNG next to each).
+    /// Figures written (SVG; a PNG and a PDF next to each).
     pub figures: Vec<PathBuf>,
     /// The report.
     pub report: PathBuf,
@@ -329,10 +329,13 @@ pub fn execute(
         )?);
     }
     let comparison = compare(study, &results);
+    let prov = crate::provenance::Provenance::here();
+    let json = serde_json::to_vec_pretty(&prov).map_err(|e| LabError::Invalid(e.to_string()))?;
+    write_atomic(&out.join("provenance.json"), &json)?;
     let report = out.join("report.html");
     write_atomic(
         &report,
-        html(study, &results, &charts, &comparison).as_bytes(),
+        html(study, &results, &charts, &comparison, &prov).as_bytes(),
     )?;
     Ok(ApuOutcome {
         results,
@@ -582,10 +585,17 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
     out
 }
 
-fn html(study: &ApuStudy, rs: &[ApuResult], charts: &[(String, Chart)], cmp: &[String]) -> String {
+fn html(
+    study: &ApuStudy,
+    rs: &[ApuResult],
+    charts: &[(String, Chart)],
+    cmp: &[String],
+    prov: &crate::provenance::Provenance,
+) -> String {
     use crate::plot::esc;
     let mut h = String::from("<!doctype html><html><head><meta charset=utf-8><title>wafer: apu (paper 004)</title><style>body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}pre{white-space:pre-wrap}</style></head><body>");
     h.push_str("<h1>apu: SSD on-board cache with automatic periodic update (paper 004)</h1>");
+    h.push_str(&prov.html());
     h.push_str(&format!("<p>{}</p>", esc(NOTE)));
     h.push_str(&format!(
         "<p>{} requests per cell (seed 1), idle threshold 2 ms except in the sweep; wafer {}.</p>",

@@ -182,6 +182,8 @@ impl GenSpec {
                 }
             }
         }
+        // By name, whatever order the JSON map keeps.
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         out
     }
 }
