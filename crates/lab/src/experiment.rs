@@ -25,7 +25,7 @@ use wafer_ftl::aging::Aging;
 use wafer_ftl::Device;
 use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
-use wafer_trace::{Format, Granularity, ReadOptions, RequestReader};
+use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
 use crate::error::LabError;
 use crate::spec::{Access, PageSize, RunSpec, VERSION};
@@ -61,6 +61,11 @@ pub struct TraceDef {
     /// Short label in tables and figures (default: the file name without extensions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Column mapping of a custom text trace (`{ offset_col = 2, units = "sectors",
+    /// ... }`, the keys of the `--offset-col`, `--units`, ... flags); implies
+    /// `format = "generic"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<Mapping>,
 }
 
 impl TraceDef {
@@ -71,6 +76,7 @@ impl TraceDef {
             gen: None,
             format: None,
             name: None,
+            mapping: None,
         }
     }
 
@@ -81,6 +87,7 @@ impl TraceDef {
             gen: Some(spec),
             format: None,
             name: Some(name.to_string()),
+            mapping: None,
         }
     }
 
@@ -112,13 +119,29 @@ impl TraceDef {
         }
     }
 
+    /// The format as a run records it: its name and, for a custom text trace, the
+    /// mapping's canonical text, since the file's checksum does not say how its
+    /// columns are read.
+    pub fn format_label(&self, format: Option<Format>) -> Option<String> {
+        let name = format?.name();
+        Some(match self.mapping.as_ref().and_then(|m| m.spec().ok()) {
+            Some(spec) => format!("{name} {}", spec.canonical()),
+            None => name.to_string(),
+        })
+    }
+
     /// Open the trace as a stream of requests.
     pub fn open(&self, format: Option<Format>) -> Result<Box<dyn RequestReader>, LabError> {
         match (&self.gen, &self.path) {
             (Some(g), _) => Ok(g.open()?),
             (None, Some(p)) => {
+                let generic = match &self.mapping {
+                    Some(m) => Some(m.spec().map_err(|e| LabError::Invalid(e.to_string()))?),
+                    None => None,
+                };
                 let opts = ReadOptions {
                     format,
+                    generic,
                     ..ReadOptions::default()
                 };
                 Ok(wafer_trace::open(p, &opts)?)
@@ -522,6 +545,12 @@ impl Experiment {
                             "applies to trace files only, not to `gen`".into(),
                         ));
                     }
+                    if t.mapping.is_some() {
+                        return Err(err(
+                            format!("traces[{i}].mapping"),
+                            "applies to trace files only, not to `gen`".into(),
+                        ));
+                    }
                     g.validate()
                         .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
                     traces.push((t, None));
@@ -540,6 +569,31 @@ impl Experiment {
                         .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
                 ),
                 None => None,
+            };
+            let format = match (format, &t.mapping) {
+                (Some(f), Some(_)) if f != Format::Generic => {
+                    return Err(err(
+                        format!("traces[{i}].mapping"),
+                        format!(
+                            "describes generic text, not {}: set format = \"generic\" or \
+                             leave format out",
+                            f.name()
+                        ),
+                    ))
+                }
+                (Some(Format::Generic), None) => {
+                    return Err(err(
+                        format!("traces[{i}].format"),
+                        "\"generic\" needs a `mapping = { offset_col = N, ... }` table".into(),
+                    ))
+                }
+                (f, Some(m)) => {
+                    m.spec().map_err(|e| {
+                        err(format!("traces[{i}].mapping.{}", e.key), e.msg.clone())
+                    })?;
+                    Some(f.unwrap_or(Format::Generic))
+                }
+                (f, None) => f,
             };
             if !path.is_file() {
                 return Err(err(
@@ -614,7 +668,7 @@ impl Plan {
                         let params = RunSpec {
                             trace: t.label(),
                             trace_checksum: self.checksums[ti].clone(),
-                            format: self.traces[ti].1.map(|f| f.name().to_string()),
+                            format: t.format_label(self.traces[ti].1),
                             access: e.access,
                             policy: p.label(),
                             cache: s.clone(),

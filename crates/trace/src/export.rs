@@ -1,5 +1,5 @@
 //! Writing traces: wafer's `.wtr`, a plain CSV wafer reads back (`wafer-csv`), and
-//! fio's iolog version 2 for `fio --read_iolog`.
+//! fio's iolog versions 2 and 3 for `fio --read_iolog`.
 //!
 //! Every [`TraceWriter`] writes to a temporary file beside the target and renames it
 //! into place in [`TraceWriter::finish`] ([`AtomicFile`]): an interrupted or failed
@@ -17,6 +17,16 @@
 //!   first used), so multi-volume traces keep their address spaces apart. Version 2
 //!   has no timestamps (fio replays as fast as it can, or paced by its own options);
 //!   zero-length requests carry no I/O and are left out.
+//! * **fio iolog v3** (fio's HOWTO, "Trace file format v3", fio 3.31 and later): the
+//!   same lines as v2, each preceded by a timestamp: `fio version 3 iolog`, then
+//!   `<us> <file> add|open|close` and `<us> <file> read|write|trim <offset> <len>`.
+//!   The HOWTO says only that timestamps start at 0 at the beginning of the run; fio
+//!   writes them, and waits for them on replay, in microseconds, so wafer writes each
+//!   request's time minus the first request's, in whole microseconds (rounded down).
+//!   A file is added and opened at the time of its first request and closed at the
+//!   last request's time. A request without a time is refused (write v2 instead); a
+//!   time before the first request's is written as 0 (fio does not wait for a time
+//!   that goes back either).
 
 use crate::error::{Error, Result};
 use crate::request::{Request, NO_TIME};
@@ -45,13 +55,21 @@ pub enum OutFormat {
     Csv,
     /// fio iolog version 2.
     FioIolog,
+    /// fio iolog version 3 (timestamped).
+    FioIologV3,
 }
 
 impl OutFormat {
     /// All output formats.
-    pub const ALL: [OutFormat; 3] = [OutFormat::Wtr, OutFormat::Csv, OutFormat::FioIolog];
+    pub const ALL: [OutFormat; 4] = [
+        OutFormat::Wtr,
+        OutFormat::Csv,
+        OutFormat::FioIolog,
+        OutFormat::FioIologV3,
+    ];
 
-    /// The format a file name implies: `.wtr`, `.csv`, `.iolog` (any case).
+    /// The format a file name implies: `.wtr`, `.csv`, `.iolog` (any case; version 2,
+    /// the one every fio reads).
     pub fn from_path(p: &Path) -> Option<OutFormat> {
         let ext = p.extension()?.to_str()?.to_ascii_lowercase();
         match ext.as_str() {
@@ -62,14 +80,15 @@ impl OutFormat {
         }
     }
 
-    /// Parse a name: `wtr`, `csv`, `fio-iolog`.
+    /// Parse a name: `wtr`, `csv`, `fio-iolog`, `fio-iolog-v3`.
     pub fn parse(name: &str) -> Result<OutFormat> {
         OutFormat::ALL
             .into_iter()
             .find(|f| f.name().eq_ignore_ascii_case(name))
             .ok_or_else(|| {
                 Error::Invalid(format!(
-                    "unknown output format `{name}` (expected one of: wtr, csv, fio-iolog)"
+                    "unknown output format `{name}` (expected one of: wtr, csv, fio-iolog, \
+                     fio-iolog-v3)"
                 ))
             })
     }
@@ -80,6 +99,7 @@ impl OutFormat {
             OutFormat::Wtr => "wtr",
             OutFormat::Csv => "csv",
             OutFormat::FioIolog => "fio-iolog",
+            OutFormat::FioIologV3 => "fio-iolog-v3",
         }
     }
 }
@@ -121,6 +141,11 @@ struct Fio {
     target: String,
     /// Devices with an open file, the first one mapped to `target` itself.
     devs: Vec<u32>,
+    /// Version 3 only: the first request's time (ns) once seen, and the last
+    /// timestamp written (us).
+    v3: Option<(Option<u64>, u64)>,
+    /// The `<us> ` prefix of the current request's lines (empty for version 2).
+    stamp: Vec<u8>,
 }
 
 impl TraceWriter {
@@ -147,12 +172,24 @@ impl TraceWriter {
                 Inner::Text(t)
             }
             OutFormat::FioIolog => return TraceWriter::create_fio_iolog(path, FIO_TARGET),
+            OutFormat::FioIologV3 => return TraceWriter::create_fio_iolog_v3(path, FIO_TARGET),
         };
         Ok(TraceWriter { inner, written: 0 })
     }
 
-    /// Create a fio iolog at `path` whose I/O goes to the file or device `target`.
+    /// Create a fio iolog (version 2) at `path` whose I/O goes to the file or device
+    /// `target`.
     pub fn create_fio_iolog(path: &Path, target: &str) -> Result<TraceWriter> {
+        TraceWriter::fio(path, target, 2)
+    }
+
+    /// Create a timestamped fio iolog (version 3) at `path` whose I/O goes to the
+    /// file or device `target`. Every request needs a time.
+    pub fn create_fio_iolog_v3(path: &Path, target: &str) -> Result<TraceWriter> {
+        TraceWriter::fio(path, target, 3)
+    }
+
+    fn fio(path: &Path, target: &str, version: u8) -> Result<TraceWriter> {
         if target.is_empty() || target.chars().any(char::is_whitespace) {
             return Err(Error::Invalid(format!(
                 "fio target `{target}` must be a non-empty name without spaces"
@@ -163,9 +200,15 @@ impl TraceWriter {
             Some(Fio {
                 target: target.to_string(),
                 devs: Vec::new(),
+                v3: (version == 3).then_some((None, 0)),
+                stamp: Vec::new(),
             }),
         )?;
-        t.line.extend_from_slice(b"fio version 2 iolog\n");
+        t.line.extend_from_slice(if version == 3 {
+            b"fio version 3 iolog\n".as_slice()
+        } else {
+            b"fio version 2 iolog\n"
+        });
         t.emit()?;
         Ok(TraceWriter {
             inner: Inner::Text(t),
@@ -314,6 +357,22 @@ impl Text {
                 if r.len == 0 {
                     return Ok(());
                 }
+                // Version 3: `<us> ` before every line of this request.
+                if let Some((first, last)) = &mut fio.v3 {
+                    if r.time_ns == NO_TIME {
+                        return Err(Error::Invalid(
+                            "a fio iolog v3 needs a time for every request, and one has \
+                             none (write a version 2 iolog, fio-iolog, instead)"
+                                .into(),
+                        ));
+                    }
+                    let t0 = *first.get_or_insert(r.time_ns);
+                    *last = r.time_ns.saturating_sub(t0) / 1000;
+                    fio.stamp.clear();
+                    push_u64(&mut fio.stamp, *last);
+                    fio.stamp.push(b' ');
+                }
+                let stamp = &fio.stamp;
                 let known = fio.devs.contains(&r.dev);
                 if !known {
                     fio.devs.push(r.dev);
@@ -327,11 +386,14 @@ impl Text {
                     }
                 };
                 if !known {
+                    l.extend_from_slice(stamp);
                     name(l);
                     l.extend_from_slice(b" add\n");
+                    l.extend_from_slice(stamp);
                     name(l);
                     l.extend_from_slice(b" open\n");
                 }
+                l.extend_from_slice(stamp);
                 name(l);
                 l.extend_from_slice(match r.op {
                     crate::Op::Read => b" read ".as_slice(),
@@ -350,6 +412,10 @@ impl Text {
     fn finish(mut self) -> Result<()> {
         if let Some(fio) = self.fio.take() {
             for &d in &fio.devs {
+                if let Some((_, last)) = fio.v3 {
+                    push_u64(&mut self.line, last);
+                    self.line.push(b' ');
+                }
                 self.line.extend_from_slice(fio.target.as_bytes());
                 if d != fio.devs[0] {
                     self.line.push(b'.');
@@ -400,7 +466,7 @@ mod tests {
         assert_eq!(OutFormat::from_path(Path::new("x.txt")), None);
         assert_eq!(OutFormat::parse("fio-iolog").unwrap(), OutFormat::FioIolog);
         let e = OutFormat::parse("parquet").unwrap_err().to_string();
-        assert!(e.contains("wtr, csv, fio-iolog"), "{e}");
+        assert!(e.contains("wtr, csv, fio-iolog, fio-iolog-v3"), "{e}");
     }
 
     #[test]
@@ -437,6 +503,97 @@ mod tests {
              /dev/sdz read 0 4096\n\
              /dev/sdz close\n/dev/sdz.2 close\n"
         );
+    }
+
+    /// Three requests worked by hand: times 1 ms, 1.500999 ms and 3 ms become 0, 500
+    /// and 2000 us after the first (rounded down); the close is at the last time.
+    #[test]
+    fn fio_iolog_v3_by_hand() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.iolog");
+        let mut w = TraceWriter::create(
+            &p,
+            OutFormat::parse("fio-iolog-v3").unwrap(),
+            &WriteInfo::default(),
+        )
+        .unwrap();
+        let r = |time_ns, op, offset, len| Request {
+            time_ns,
+            offset,
+            len,
+            dev: 0,
+            op,
+        };
+        w.write(&r(1_000_000, Op::Write, 4096, 8192)).unwrap();
+        w.write(&r(1_500_999, Op::Read, 0, 4096)).unwrap();
+        w.write(&r(3_000_000, Op::Trim, 8192, 512)).unwrap();
+        assert_eq!(w.finish().unwrap(), 3);
+        let text = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            text,
+            "fio version 3 iolog\n\
+             0 /dev/wafer-target add\n\
+             0 /dev/wafer-target open\n\
+             0 /dev/wafer-target write 4096 8192\n\
+             500 /dev/wafer-target read 0 4096\n\
+             2000 /dev/wafer-target trim 8192 512\n\
+             2000 /dev/wafer-target close\n"
+        );
+        // Read back the way fio's v3 parser splits a line (timestamp, file, action,
+        // offset, length): the same requests at microsecond resolution.
+        let back: Vec<(u64, &str, u64, u32)> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(' ').collect::<Vec<_>>())
+            .filter(|f| f.len() == 5)
+            .map(|f| {
+                (
+                    f[0].parse().unwrap(),
+                    f[2],
+                    f[3].parse().unwrap(),
+                    f[4].parse().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            back,
+            [
+                (0, "write", 4096, 8192),
+                (500, "read", 0, 4096),
+                (2000, "trim", 8192, 512)
+            ]
+        );
+    }
+
+    #[test]
+    fn fio_iolog_v3_devices_zero_lengths_and_untimed() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.iolog");
+        let mut w = TraceWriter::create_fio_iolog_v3(&p, "/dev/sdz").unwrap();
+        let r = |time_ns, dev, len| Request {
+            time_ns,
+            offset: 0,
+            len,
+            dev,
+            op: Op::Read,
+        };
+        w.write(&r(10_000, 1, 512)).unwrap();
+        w.write(&r(12_000, 1, 0)).unwrap();
+        w.write(&r(15_000, 2, 512)).unwrap();
+        // A time before the first request's is written as 0.
+        w.write(&r(5_000, 1, 512)).unwrap();
+        assert_eq!(w.finish().unwrap(), 4);
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "fio version 3 iolog\n\
+             0 /dev/sdz add\n0 /dev/sdz open\n0 /dev/sdz read 0 512\n\
+             5 /dev/sdz.2 add\n5 /dev/sdz.2 open\n5 /dev/sdz.2 read 0 512\n\
+             0 /dev/sdz read 0 512\n\
+             0 /dev/sdz close\n0 /dev/sdz.2 close\n"
+        );
+        let mut w = TraceWriter::create_fio_iolog_v3(&p, "/dev/sdz").unwrap();
+        let e = w.write(&r(NO_TIME, 1, 512)).unwrap_err().to_string();
+        assert!(e.contains("needs a time for every request"), "{e}");
     }
 
     #[test]

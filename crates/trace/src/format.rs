@@ -100,6 +100,22 @@ pub struct GenericSpec {
     pub size_unit: u64,
     /// 0-based column of the device number, if any.
     pub dev_col: Option<usize>,
+    /// The op words of this trace, replacing the default vocabulary (`None`: `r`,
+    /// `read`, `0` / `w`, `write`, `1` / `t`, `trim`, `d`, `discard`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<OpNames>,
+}
+
+/// The words an op column holds for each op (compared ignoring case); a word in no
+/// list is a malformed record.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OpNames {
+    /// Words meaning a read.
+    pub read: Vec<String>,
+    /// Words meaning a write.
+    pub write: Vec<String>,
+    /// Words meaning a trim.
+    pub trim: Vec<String>,
 }
 
 /// A streaming source of requests. Implementations hold O(1) memory (a fixed buffer)

@@ -22,6 +22,7 @@ pub mod gen;
 /// (wafer-ssd) and the workload player (wafer-replay), share it and have no other common
 /// dependency.
 pub mod histogram;
+pub mod mapping;
 /// Prefetch hints for flat per-page tables; here, in the crate every simulator depends on,
 /// so that any of them can use it (the cache policies do; the FTLs measured faster with
 /// plain loads).
@@ -35,4 +36,5 @@ pub use densify::Densifier;
 pub use error::{Error, Result};
 pub use export::{OutFormat, TraceWriter, WriteInfo};
 pub use format::{open, Format, ReadOptions, RequestReader, TraceMeta};
+pub use mapping::{Mapping, MappingError};
 pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};

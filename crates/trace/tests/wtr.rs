@@ -128,6 +128,7 @@ fn synthetic_inputs_round_trip() {
             size_col: Some(3),
             size_unit: 512,
             dev_col: Some(4),
+            ops: None,
         }),
         ..ReadOptions::default()
     };

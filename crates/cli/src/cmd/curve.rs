@@ -15,10 +15,9 @@ use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleU
 use wafer_cache::{Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
 use wafer_lab::plot::{Chart, Kind, Series};
 use wafer_trace::units::{parse_page_size, parse_size, CacheSize};
-use wafer_trace::{Granularity, ReadOptions};
+use wafer_trace::Granularity;
 
 use super::sim::{parse_policy, GranularityArg};
-use super::trace::info::format_arg;
 use super::{about_file, list, no_duplicates, policy_list, refuse_input_as_output, usage};
 use crate::progress;
 
@@ -55,9 +54,8 @@ pub struct Args {
     /// Trace file (format detected unless --format is given).
     #[arg(short = 't', long)]
     pub trace: PathBuf,
-    /// Trace format (see `wafer trace info --help` for the list).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: crate::cmd::mapping::TraceArgs,
     /// Policies, each `name` or `name:key=value,...`; repeatable or comma-separated.
     #[arg(short = 'p', long = "policy", num_args = 1.., default_value = "lru")]
     pub policies: Vec<String>,
@@ -230,7 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for out in [&args.csv, &args.plot].into_iter().flatten() {
         refuse_input_as_output(out, &[&args.trace])?;
     }
-    let format = format_arg(args.format.as_deref())?;
+    let opts = args.source.read_options()?;
     let sampling = Sampling {
         rate,
         max_keys: args.max_keys,
@@ -250,10 +248,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ..SimConfig::default()
     };
 
-    let opts = ReadOptions {
-        format,
-        ..ReadOptions::default()
-    };
     let reading = |e: anyhow::Error| about_file(e, "reading", &args.trace);
     let mut reader = wafer_trace::open(&args.trace, &opts)?;
     let total_requests = reader.meta().requests.unwrap_or(0);

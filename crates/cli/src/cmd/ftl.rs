@@ -127,6 +127,9 @@ struct ReplayArgs {
     /// Print the metrics as JSON.
     #[arg(long)]
     json: bool,
+    /// How the trace (-t) is read; a --precondition trace is detected.
+    #[command(flatten)]
+    source: crate::cmd::mapping::TraceArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -183,6 +186,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
             UsageError("give a trace with -t/--trace (or use `wafer ftl sweep`)".into()).into(),
         );
     };
+    let read = a.source.read_options()?;
     let dev = a.dev.device()?;
     let mut ftl = dev.build_ftl()?;
     let opts = ReplayOptions { wrap: a.wrap };
@@ -219,7 +223,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     } else {
         "none (erased device)".to_string()
     };
-    let mut r = wafer_trace::open(trace, &ReadOptions::default())?;
+    let mut r = wafer_trace::open(trace, &read)?;
     let format = r.meta().format;
     let pb = progress::bar(r.meta().requests.unwrap_or(0), "replaying");
     let stats = replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))

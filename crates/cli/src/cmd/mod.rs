@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 pub mod curve;
 pub mod demo;
 pub mod ftl;
+pub mod mapping;
 pub mod policies;
 pub mod replay;
 pub mod reproduce;

@@ -52,9 +52,8 @@ pub struct Args {
     /// File or block device to replay on; a missing file is created and preallocated.
     #[arg(long)]
     pub target: PathBuf,
-    /// Trace format (detected unless given).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: super::mapping::TraceArgs,
     /// I/Os in flight at most (worker threads, or fio's iodepth).
     #[arg(short = 'q', long, default_value_t = 1)]
     pub queue_depth: u32,
@@ -126,6 +125,7 @@ fn after_cache_csv(path: &std::path::Path) -> Option<ReadOptions> {
             size_col: Some(8),
             size_unit: 1,
             dev_col: Some(5),
+            ops: None,
         }),
         ..ReadOptions::default()
     })
@@ -144,12 +144,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         .map(parse_size)
         .transpose()
         .map_err(|e| usage(e.to_string()))?;
-    let format = a
-        .format
-        .as_deref()
-        .map(Format::from_name)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
+    let given = a.source.read_options()?;
     if a.timing == TimingArg::AsFast && a.speed != 1.0 {
         return Err(usage("--speed applies to --timing trace only"));
     }
@@ -171,12 +166,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             Via::Fio => Engine::Fio,
         },
     };
-    let read = match format {
+    let read = match given.format {
         None => after_cache_csv(&a.trace).unwrap_or_default(),
-        Some(f) => ReadOptions {
-            format: Some(f),
-            ..ReadOptions::default()
-        },
+        Some(_) => given,
     };
     let mut bar: Option<(Stage, indicatif::ProgressBar)> = None;
     let result = wafer_replay::replay(

@@ -23,7 +23,6 @@ use wafer_cache::{CostModel, PolicySpec, SimError};
 use wafer_lab::experiment::{Outputs, TraceDef};
 use wafer_lab::{Access, CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
 
-use super::trace::info::format_arg;
 use super::{list, policy_list, refuse_input_as_output, unknown, usage};
 use crate::progress;
 
@@ -43,14 +42,14 @@ pub enum GranularityArg {
   wafer sim -t cp.bin --granularity record -p clock:insert_ref=0 -c 1000p --json
   wafer sim -t trace.csv -p lru -p cflru:window=0.25 -c 5% --after 'after-{policy}-{cache}.csv'
   wafer sim -t huge.wtr --stream -p lru ts-clock -c 1GiB 4GiB --jobs 2
+  wafer sim -t io.csv --skip-lines 1 --op-col 1 --offset-col 2 --len-col 3 --units sectors -p lru -c 5%
 Policies and their parameters: wafer policies")]
 pub struct Args {
     /// Trace file (format detected unless --format is given).
     #[arg(short = 't', long)]
     pub trace: PathBuf,
-    /// Trace format (see `wafer trace info --help` for the list).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: crate::cmd::mapping::TraceArgs,
     /// Policies, each `name` or `name:key=value,...`; repeatable or comma-separated
     /// (`-p lru,arc,cflru:window=0.25`).
     #[arg(short = 'p', long = "policy", required = true, num_args = 1..)]
@@ -150,11 +149,12 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         parse_policy(p)?;
     }
     let caches = list(&args.caches);
-    format_arg(args.format.as_deref())?;
+    args.source.read_options()?;
     Ok(Experiment {
         name: "wafer sim".into(),
         traces: vec![TraceDef {
-            format: args.format.clone(),
+            format: args.source.format.clone(),
+            mapping: args.source.mapping(),
             ..TraceDef::file(args.trace.clone())
         }],
         policies,
@@ -284,7 +284,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             out,
             "trace: {} (format {}), {} accesses, {} distinct pages",
             args.trace.display(),
-            r.params.format.as_deref().unwrap_or("?"),
+            // The name only: a custom text trace's mapping is in the JSON.
+            r.params
+                .format
+                .as_deref()
+                .map_or("?", |f| f.split_once(' ').map_or(f, |(name, _)| name)),
             r.cache.warmup_accesses + r.cache.accesses,
             r.footprint_pages
         )?;

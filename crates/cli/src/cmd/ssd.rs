@@ -14,7 +14,7 @@ use wafer_ssd::{
 use wafer_trace::gen::Bytes;
 use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
 use wafer_trace::units::{format_size, parse_size};
-use wafer_trace::{Format, ReadOptions};
+use wafer_trace::Format;
 
 /// The paper 004 micro benchmarks `--gen` runs.
 const MICRO: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
@@ -92,6 +92,8 @@ pub struct Args {
     /// Print the report (series included) as JSON.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    source: crate::cmd::mapping::TraceArgs,
 }
 
 fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
@@ -149,11 +151,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     } else {
         Arrival::parse(&a.arrival).map_err(usage)?
     };
+    let read = a.source.read_options()?;
+    if a.trace.is_none() && (read.format.is_some()) {
+        return Err(usage(
+            "--format and the column flags describe a trace file (-t), not --gen",
+        ));
+    }
     let (mut reader, source) = match (&a.trace, &a.gen) {
-        (Some(t), _) => (
-            wafer_trace::open(t, &ReadOptions::default())?,
-            t.display().to_string(),
-        ),
+        (Some(t), _) => (wafer_trace::open(t, &read)?, t.display().to_string()),
         (None, Some(kind)) => {
             let mut spec = GenSpec::default_for(kind).ok_or_else(|| {
                 unknown(

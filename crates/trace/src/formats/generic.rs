@@ -7,14 +7,15 @@
 //! `size_unit`. Times are decimal numbers (exponents allowed) in `time_unit_s`
 //! seconds, converted to ns through `f64` (exact for integers below 2^53 ns); no
 //! time column means `NO_TIME`. The op column accepts `r`/`read`/`0` for reads,
-//! `w`/`write`/`1` for writes, `t`/`trim`/`d`/`discard` for trims (any case); no op
-//! column means every request is a read. A device column must hold integers below
+//! `w`/`write`/`1` for writes, `t`/`trim`/`d`/`discard` for trims (any case), or the
+//! spec's own words ([`crate::format::OpNames`]) instead; no op column means every
+//! request is a read. A device column must hold integers below
 //! 2^20.
 
 use super::block::dev_field;
 use super::fields::{dec, expected, fixed, hex, split, tokens_blank_or_comma, trim};
 use super::text::LineFormat;
-use crate::format::GenericSpec;
+use crate::format::{GenericSpec, OpNames};
 use crate::request::{Op, Request, NO_TIME};
 
 /// Largest column index a spec may name (fields are collected into a fixed array).
@@ -44,6 +45,23 @@ impl Generic {
         if spec.offset_unit == 0 || spec.size_unit == 0 {
             return Err("generic format: offset and size units must be at least 1 byte".into());
         }
+        if let Some(o) = &spec.ops {
+            let words = || o.read.iter().chain(&o.write).chain(&o.trim);
+            if words().any(|w| w.is_empty() || w.contains(|c: char| c == ',' || c.is_whitespace()))
+            {
+                return Err(
+                    "generic format: op words must be non-empty, without blanks or commas".into(),
+                );
+            }
+            if let Some(w) = words().enumerate().find_map(|(i, w)| {
+                words()
+                    .skip(i + 1)
+                    .any(|v| v.eq_ignore_ascii_case(w))
+                    .then_some(w)
+            }) {
+                return Err(format!("generic format: the op word `{w}` is given twice"));
+            }
+        }
         if spec.time_col.is_some() && !(spec.time_unit_s.is_finite() && spec.time_unit_s > 0.0) {
             return Err(
                 "generic format: the time unit must be a positive number of seconds".into(),
@@ -62,6 +80,34 @@ fn int(b: &[u8]) -> Option<u64> {
     } else {
         dec(b)
     }
+}
+
+/// The op `b` names in the spec's own words.
+fn named_op(names: &OpNames, b: &[u8]) -> Option<Op> {
+    let is = |set: &[String]| set.iter().any(|s| s.as_bytes().eq_ignore_ascii_case(b));
+    if is(&names.read) {
+        Some(Op::Read)
+    } else if is(&names.write) {
+        Some(Op::Write)
+    } else if is(&names.trim) {
+        Some(Op::Trim)
+    } else {
+        None
+    }
+}
+
+/// What an op column may hold, for messages.
+fn op_words(names: &OpNames) -> String {
+    [
+        ("read", &names.read),
+        ("write", &names.write),
+        ("trim", &names.trim),
+    ]
+    .iter()
+    .filter(|(_, w)| !w.is_empty())
+    .map(|(op, w)| format!("{} for {op}", w.join("/")))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 fn op_of(b: &[u8]) -> Option<Op> {
@@ -135,7 +181,12 @@ impl LineFormat for Generic {
         let op = match self.spec.op_col {
             Some(c) => {
                 let b = col(c, "an op")?;
-                op_of(b).ok_or_else(|| expected("an op (r/read/0, w/write/1, t/trim)", b))?
+                match &self.spec.ops {
+                    None => op_of(b)
+                        .ok_or_else(|| expected("an op (r/read/0, w/write/1, t/trim)", b))?,
+                    Some(names) => named_op(names, b)
+                        .ok_or_else(|| expected(&format!("an op ({})", op_words(names)), b))?,
+                }
             }
             None => Op::Read,
         };

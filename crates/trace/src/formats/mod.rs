@@ -41,6 +41,7 @@ mod text;
 mod vscsi;
 mod wafer_csv;
 
+pub(crate) use generic::MAX_COLS as GENERIC_MAX_COLS;
 pub(crate) use source::Stream;
 
 use crate::error::{Error, Result};

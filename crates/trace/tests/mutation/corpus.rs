@@ -142,6 +142,7 @@ pub fn generic_spec() -> GenericSpec {
         size_col: Some(4),
         size_unit: 512,
         dev_col: Some(1),
+        ops: None,
     }
 }
 

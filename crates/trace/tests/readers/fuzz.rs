@@ -81,6 +81,7 @@ fn options(format: Option<Format>, skip: bool) -> ReadOptions {
             size_col: Some(3),
             size_unit: 512,
             dev_col: None,
+            ops: None,
         }),
     }
 }

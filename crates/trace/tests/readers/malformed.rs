@@ -105,6 +105,7 @@ fn generic_spec_errors_and_units() {
         size_col: Some(3),
         size_unit: 4096,
         dev_col: None,
+        ops: None,
     };
     let o = ReadOptions {
         generic: Some(spec),

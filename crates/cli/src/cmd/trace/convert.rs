@@ -13,7 +13,6 @@ use wafer_trace::format::BATCH;
 use wafer_trace::units::parse_page_size;
 use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
 
-use super::info::format_arg;
 use crate::cmd::{refuse_input_as_output, usage, UsageError};
 use crate::progress;
 
@@ -24,10 +23,12 @@ use crate::progress;
   wtr        .wtr    wafer's binary format: compressed, checksummed, fast to read
   csv        .csv    time_ns,op,dev,offset,len (bytes, ns; wafer reads it back)
   fio-iolog  .iolog  fio iolog v2 for `fio --read_iolog` (no timestamps)
+  fio-iolog-v3       fio iolog v3 (fio 3.31+): each line stamped with its time in us
 Examples:
   wafer trace convert ../shared/traces/mobile-pixel6a/telegram_exec.csv.gz telegram.wtr
   wafer trace convert telegram.wtr telegram.csv
   wafer trace convert trace.wtr replay.iolog --fio-target /dev/nvme0n1
+  wafer trace convert trace.wtr timed.iolog --to fio-iolog-v3
   wafer trace convert raw.txt out.wtr --format spc --skip-invalid --origin \"SPC Financial1\""
 )]
 pub struct Args {
@@ -35,12 +36,12 @@ pub struct Args {
     pub input: PathBuf,
     /// Output file.
     pub output: PathBuf,
-    /// Output format: wtr, csv or fio-iolog (default: from OUT's extension).
+    /// Output format: wtr, csv, fio-iolog or fio-iolog-v3 (default: from OUT's
+    /// extension).
     #[arg(long)]
     pub to: Option<String>,
-    /// Input format (default: detected).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: crate::cmd::mapping::TraceArgs,
     /// Skip malformed input records (and count them) instead of stopping.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -81,7 +82,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None => OutFormat::from_path(&a.output).ok_or_else(|| {
             UsageError(format!(
                 "cannot tell the output format from `{}`: use a .wtr, .csv or .iolog name, \
-                 or --to wtr|csv|fio-iolog",
+                 or --to wtr|csv|fio-iolog|fio-iolog-v3",
                 a.output.display()
             ))
         })?,
@@ -101,14 +102,25 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     }
     refuse_input_as_output(&a.output, &[&a.input])?;
     let opts = ReadOptions {
-        format: format_arg(a.format.as_deref())?,
         skip_invalid: a.skip_invalid,
         instructions: a.instructions,
-        generic: None,
+        ..a.source.read_options()?
     };
     let mut reader = wafer_trace::open(&a.input, &opts)?;
     let meta = reader.meta().clone();
     let in_name = meta.format.map_or("?", Format::name);
+    if to == OutFormat::FioIologV3 && !meta.has_time {
+        return Err(usage(format!(
+            "--to fio-iolog-v3 writes each request's time, and {} ({in_name}) has none: \
+             write fio-iolog (version 2) instead{}",
+            a.input.display(),
+            if meta.format == Some(Format::Generic) {
+                ", or give its time column (--time-col)"
+            } else {
+                ""
+            }
+        )));
+    }
     let info = WriteInfo {
         origin: a.origin.clone().unwrap_or_else(|| {
             let name = a.input.file_name().map_or_else(
@@ -123,6 +135,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     let mut writer = match to {
         OutFormat::FioIolog => TraceWriter::create_fio_iolog(&a.output, &a.fio_target)
+            .map_err(|e| UsageError(e.to_string()))?,
+        OutFormat::FioIologV3 => TraceWriter::create_fio_iolog_v3(&a.output, &a.fio_target)
             .map_err(|e| UsageError(e.to_string()))?,
         f => TraceWriter::create(&a.output, f, &info)?,
     };

@@ -7,8 +7,6 @@ use std::path::PathBuf;
 use wafer_trace::format::BATCH;
 use wafer_trace::ReadOptions;
 
-use super::info::format_arg;
-
 /// Arguments of `wafer trace head`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Example:
@@ -19,9 +17,8 @@ pub struct Args {
     /// Requests to print.
     #[arg(short = 'n', long = "lines", default_value_t = 10)]
     pub n: u64,
-    /// Trace format (default: detected).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: crate::cmd::mapping::TraceArgs,
     /// Skip malformed records instead of stopping at the first.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -33,10 +30,9 @@ pub struct Args {
 /// Run `wafer trace head`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let opts = ReadOptions {
-        format: format_arg(args.format.as_deref())?,
         skip_invalid: args.skip_invalid,
         instructions: args.instructions,
-        generic: None,
+        ..args.source.read_options()?
     };
     let mut reader = wafer_trace::open(&args.file, &opts)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -21,18 +21,20 @@ use crate::progress;
     after_help = "Formats (detected from the content unless --format is given; gzip and zstd \
 input is decompressed transparently):
   wtr, msr, spc, blkparse, fiu, disksim, vscsi, cloudphysics-csv, oracle-general,
-  android, lackey (generic text needs a column mapping and is not guessed)
+  android, lackey, wafer-csv, after-csv; generic text is never guessed: give its
+  columns (--offset-col, ...; docs/formats.md, \"Custom text traces\")
 Examples:
   wafer trace info ../shared/traces/fiu/fiu_mail_cheetah_10k.blkparse
   wafer trace info trace.csv.gz --format spc --page-size 8KiB --json
-  wafer trace info cp.bin --granularity record"
+  wafer trace info cp.bin --granularity record
+  wafer trace info io.txt --delimiter , --skip-lines 1 --time-col 0 --op-col 1 \\
+    --offset-col 2 --len-col 3 --units sectors --time-unit us"
 )]
 pub struct Args {
     /// Trace file.
     pub file: PathBuf,
-    /// Trace format (default: detected).
-    #[arg(long)]
-    pub format: Option<String>,
+    #[command(flatten)]
+    pub source: crate::cmd::mapping::TraceArgs,
     /// Page size for the distinct-page counts.
     #[arg(long, default_value = "4KiB")]
     pub page_size: String,
@@ -72,7 +74,6 @@ pub fn format_arg(f: Option<&str>) -> anyhow::Result<Option<Format>> {
 
 /// Run `wafer trace info`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let format = format_arg(args.format.as_deref())?;
     let granularity = match args.granularity {
         GranularityArg::Record => Granularity::Record,
         GranularityArg::Page => Granularity::Page {
@@ -80,10 +81,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     };
     let opts = ReadOptions {
-        format,
         skip_invalid: args.skip_invalid,
         instructions: args.instructions,
-        generic: None,
+        ..args.source.read_options()?
     };
     let mut reader = wafer_trace::open(&args.file, &opts)?;
     let pb = progress::bar(reader.meta().requests.unwrap_or(0), "reading trace");

@@ -12,13 +12,13 @@ pub mod info;
 #[derive(Subcommand, Debug)]
 pub enum TraceCommand {
     /// Summary statistics: requests, R/W split, distinct pages, sizes, timing.
-    Info(info::Args),
+    Info(Box<info::Args>),
     /// Print the first requests, normalised (ns, bytes).
-    Head(head::Args),
+    Head(Box<head::Args>),
     /// Write a synthetic trace (uniform, zipf, block-utilization, paper 004 benchmarks, ...).
     Gen(Box<gen::Args>),
-    /// Convert a trace to .wtr, CSV or a fio iolog (streaming).
-    Convert(convert::Args),
+    /// Convert a trace to .wtr, CSV or a fio iolog, version 2 or 3 (streaming).
+    Convert(Box<convert::Args>),
     /// Run a command under strace (or valgrind lackey) and write its I/O as a trace.
     Capture(capture::Args),
 }
@@ -26,10 +26,10 @@ pub enum TraceCommand {
 /// Run a trace subcommand.
 pub fn run(c: TraceCommand) -> anyhow::Result<()> {
     match c {
-        TraceCommand::Info(a) => info::run(a),
-        TraceCommand::Head(a) => head::run(a),
+        TraceCommand::Info(a) => info::run(*a),
+        TraceCommand::Head(a) => head::run(*a),
         TraceCommand::Gen(a) => gen::run(*a),
-        TraceCommand::Convert(a) => convert::run(a),
+        TraceCommand::Convert(a) => convert::run(*a),
         TraceCommand::Capture(a) => capture::run(a),
     }
 }
