@@ -25,9 +25,17 @@ fn experiment(
     write_miss_fetch: bool,
     flush_at_end: bool,
     format: Option<&str>,
+    mapping: Option<&str>,
     devices: Vec<String>,
     stream: bool,
 ) -> PyResult<Experiment> {
+    let mapping = match mapping {
+        Some(json) => Some(
+            serde_json::from_str::<wafer_trace::Mapping>(json)
+                .map_err(|e| value_err(format!("mapping: {e}")))?,
+        ),
+        None => None,
+    };
     let access = match granularity {
         "page" => Access::Page,
         "record" => Access::Record,
@@ -41,6 +49,7 @@ fn experiment(
         name: "wafer sim".into(),
         traces: vec![TraceDef {
             format: format.map(str::to_string),
+            mapping,
             ..TraceDef::file(path)
         }],
         policies,
@@ -70,8 +79,8 @@ fn experiment(
 /// JSON. The GIL is released while the trace is read and simulated.
 #[pyfunction]
 #[pyo3(signature = (path, policies, caches, block="4MiB", page_size="4KiB", granularity="page",
-    warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, devices=Vec::new(),
-    stream=false, jobs=0))]
+    warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, mapping=None,
+    devices=Vec::new(), stream=false, jobs=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -85,6 +94,7 @@ pub fn simulate(
     write_miss_fetch: bool,
     flush_at_end: bool,
     format: Option<&str>,
+    mapping: Option<&str>,
     devices: Vec<String>,
     stream: bool,
     jobs: usize,
@@ -100,6 +110,7 @@ pub fn simulate(
         write_miss_fetch,
         flush_at_end,
         format,
+        mapping,
         devices,
         stream,
     )?;

@@ -37,6 +37,7 @@ def simulate(
     flush_at_end: bool = False,
     granularity: Literal["page", "record"] = "page",
     format: str | None = None,
+    mapping: dict[str, Any] | None = None,
     device: str | Sequence[str] | None = None,
     stream: bool = False,
     jobs: int = 0,
@@ -52,7 +53,9 @@ def simulate(
     and numbers as the CLI and an experiment's ``results.csv``; a list of rows when any
     argument is a list. With ``device`` (a profile such as ``"microsd-16g"``, see
     :func:`devices`, or a device ``.toml`` file), the after-cache operations are
-    replayed on its FTL. The GIL is released while the core runs.
+    replayed on its FTL. ``mapping`` reads a custom text trace: the keys of an
+    experiment file's ``mapping`` table (``{"offset_col": 3, "units": "sectors", ...}``,
+    docs/formats.md). The GIL is released while the core runs.
     """
     if isinstance(trace, Trace):
         format = format or trace.format
@@ -73,6 +76,7 @@ def simulate(
         write_miss_fetch=write_miss_fetch,
         flush_at_end=flush_at_end,
         format=format,
+        mapping=None if mapping is None else json.dumps(mapping),
         devices=[] if device is None else _list(device),
         stream=stream,
         jobs=jobs,

@@ -84,7 +84,7 @@ pub struct Args {
     #[arg(long, num_args = 1..)]
     pub sizes: Vec<String>,
     /// Erase-block size (block = page div pages-per-block).
-    #[arg(long, default_value = "4MiB")]
+    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
     pub block: String,
     /// Page size.
     #[arg(long, default_value = "4KiB")]

@@ -26,7 +26,7 @@ pub struct Args {
     #[arg(long, default_value_t = 2000)]
     pub requests: u64,
     /// Output folder (default: wafer-out/<paper>).
-    #[arg(short = 'o', long)]
+    #[arg(short = 'o', long, visible_alias = "output")]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, default_value_t = 0)]

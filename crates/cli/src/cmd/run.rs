@@ -27,7 +27,7 @@ pub struct Args {
     /// Experiment file (TOML).
     pub experiment: PathBuf,
     /// Output folder (default: wafer-out/<file stem>).
-    #[arg(short = 'o', long)]
+    #[arg(short = 'o', long, visible_alias = "output")]
     pub out: Option<PathBuf>,
     /// Worker threads (default: the file's `workers`, else all cores).
     #[arg(short = 'j', long, default_value_t = 0)]

@@ -64,7 +64,7 @@ pub struct Args {
     #[arg(short = 'd', long = "device", num_args = 1..)]
     pub devices: Vec<String>,
     /// Erase-block size (block = page div pages-per-block).
-    #[arg(long, default_value = "4MiB")]
+    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
     pub block: String,
     /// Page size.
     #[arg(long, default_value = "4KiB")]

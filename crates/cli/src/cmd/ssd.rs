@@ -56,7 +56,7 @@ pub struct Args {
     #[arg(long)]
     capacity: Option<String>,
     /// On-board cache size (one line per flash page).
-    #[arg(long, default_value = "16MiB")]
+    #[arg(long = "cache", visible_alias = "cache-size", default_value = "16MiB")]
     cache_size: String,
     /// No on-board cache (the paper's "No Cache" baseline).
     #[arg(long)]

@@ -29,10 +29,15 @@ Examples:
 )]
 pub struct Args {
     /// Output trace (.wtr, .csv or .iolog).
-    #[arg(short = 'o', long = "output", default_value = "capture.wtr")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "output",
+        default_value = "capture.wtr"
+    )]
     pub output: PathBuf,
     /// Layout slot / extent size (e.g. 4MiB, 1MiB).
-    #[arg(long, default_value = "4MiB")]
+    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
     pub block: String,
     /// Only files matching: a path prefix, or a glob with * and ? (repeatable).
     #[arg(long)]

@@ -31,10 +31,16 @@ pub struct Args {
     #[arg(required_unless_present = "list")]
     pub kind: Option<String>,
     /// Output file; the format follows the extension (.wtr, .csv, .iolog).
-    #[arg(short, long, required_unless_present = "list")]
+    #[arg(
+        short = 'o',
+        long = "out",
+        visible_alias = "output",
+        required_unless_present = "list"
+    )]
     pub output: Option<PathBuf>,
-    /// Output format, overriding the extension: wtr, csv or fio-iolog.
-    #[arg(long)]
+    /// Output format, overriding the extension: wtr, csv or fio-iolog (as `wafer trace
+    /// convert --to`).
+    #[arg(long = "to")]
     pub format: Option<String>,
     /// Describe every kind and its parameters, then exit.
     #[arg(long)]
@@ -89,7 +95,7 @@ pub struct Params {
     #[arg(long, allow_negative_numbers = true)]
     pub hot_access: Option<f64>,
     /// Block utilization: erase block size.
-    #[arg(long)]
+    #[arg(long = "block", visible_alias = "block-size")]
     pub block_size: Option<String>,
     /// Block utilization: percent of each chosen block's pages written.
     #[arg(long, allow_negative_numbers = true)]
@@ -113,7 +119,7 @@ pub struct Params {
     #[arg(long)]
     pub max_blocks: Option<u32>,
     /// Thrash: cache size separating the regions (the cache under test).
-    #[arg(long)]
+    #[arg(long, visible_alias = "cache-size")]
     pub cache: Option<String>,
     /// Thrash: regions per round (n+1 thrashes an n-way cache).
     #[arg(long)]
