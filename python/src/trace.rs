@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use wafer_trace::stats::TraceStats;
-use wafer_trace::{format::BATCH, Format, Granularity, ReadOptions, Request, RequestReader};
+use wafer_trace::{reader::BATCH, Format, Granularity, ReadOptions, Request, RequestReader};
 
 use crate::errors::{trace_err, value_err};
 

@@ -27,7 +27,7 @@ use rand_distr::{Distribution, Zipf};
 use rand_pcg::Pcg64Mcg;
 use wafer_cache::after::NullSink;
 use wafer_cache::{run_policy, Input, Metrics, PolicySpec, PreparedTrace, SimConfig, POLICIES};
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::{Granularity, Op, OutFormat, ReadOptions, Request, TraceWriter, WriteInfo};
 
 /// Write `reqs` as a `.wtr` file, in the batches every trace writer takes.

@@ -687,7 +687,7 @@ fn run_stream<P: Policy, A: AfterSink>(
         }
         events.clear();
     };
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);
     while reader.read_batch(&mut batch)? {
         for req in &batch {

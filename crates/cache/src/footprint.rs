@@ -30,7 +30,7 @@ impl Footprint {
         progress: &mut dyn FnMut(u64),
     ) -> Result<Footprint, SimError> {
         let mut dens = Densifier::new();
-        let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+        let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let (mut requests, mut accesses) = (0u64, 0u64);
         while reader.read_batch(&mut batch)? {
             for r in &batch {

@@ -144,7 +144,7 @@ impl PreparedTrace {
         progress: &mut dyn FnMut(u64),
     ) -> Result<PreparedTrace, SimError> {
         let mut b = Builder::new(granularity);
-        let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+        let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let mut n = 0u64;
         while reader.read_batch(&mut batch)? {
             b.push_batch(&batch)?;
@@ -161,7 +161,7 @@ impl PreparedTrace {
     ) -> Result<PreparedTrace, SimError> {
         let mut b = Builder::new(granularity);
         let requests: Vec<Request> = requests.into_iter().copied().collect();
-        for chunk in requests.chunks(wafer_trace::format::BATCH) {
+        for chunk in requests.chunks(wafer_trace::reader::BATCH) {
             b.push_batch(chunk)?;
         }
         Ok(b.finish())

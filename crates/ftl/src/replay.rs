@@ -100,7 +100,7 @@ pub fn replay<F: Ftl>(
     mut progress: impl FnMut(u64),
 ) -> Result<ReplayStats, FtlError> {
     let mut stats = ReplayStats::default();
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut hints = Vec::with_capacity(AHEAD);
     let mut seen = 0u64;
     let (lp, ps) = {

@@ -401,7 +401,7 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
     let mut dens = Densifier::new();
     let mut d = Decimator::new(PATTERN_POINTS);
     let (mut requests, mut access) = (0u64, 0u64);
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     while reader.read_batch(&mut batch)? {
         requests += batch.len() as u64;
         for r in &batch {

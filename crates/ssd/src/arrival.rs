@@ -170,7 +170,7 @@ pub fn run<F: Flash>(
     mut observe: impl FnMut(&Request, &Completion),
 ) -> Result<u64, SsdError> {
     let mut arr = Arrivals::new(arrival)?;
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut n = 0u64;
     let limit = limit.unwrap_or(u64::MAX);
     while n < limit && reader.read_batch(&mut batch)? {
@@ -235,7 +235,7 @@ impl VecReader {
 impl RequestReader for VecReader {
     fn read_batch(&mut self, out: &mut Vec<Request>) -> wafer_trace::Result<bool> {
         out.clear();
-        let end = (self.pos + wafer_trace::format::BATCH).min(self.reqs.len());
+        let end = (self.pos + wafer_trace::reader::BATCH).min(self.reqs.len());
         out.extend_from_slice(&self.reqs[self.pos..end]);
         self.pos = end;
         Ok(!out.is_empty())

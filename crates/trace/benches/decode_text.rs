@@ -8,7 +8,7 @@
 
 use std::io::Write;
 use std::time::Instant;
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::{Format, ReadOptions};
 
 fn write_trace(path: &std::path::Path, lines: u64, msr: bool) {

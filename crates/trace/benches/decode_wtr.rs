@@ -14,7 +14,7 @@
 //! the trace length; default 30,000,000).
 
 use std::time::Instant;
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::{Op, OutFormat, ReadOptions, Request, TraceWriter, WriteInfo};
 
 fn write_trace(path: &std::path::Path, n: u64) {

@@ -15,7 +15,6 @@ pub mod capture;
 pub mod densify;
 pub mod error;
 pub mod export;
-pub mod format;
 mod formats;
 pub mod gen;
 /// Latency histogram with percentiles; here because both timed consumers, the timed SSD
@@ -27,6 +26,7 @@ pub mod mapping;
 /// so that any of them can use it (the cache policies do; the FTLs measured faster with
 /// plain loads).
 pub mod prefetch;
+pub mod reader;
 pub mod request;
 pub mod stats;
 pub mod units;
@@ -35,6 +35,6 @@ pub mod wtr;
 pub use densify::Densifier;
 pub use error::{Error, Result};
 pub use export::{OutFormat, TraceWriter, WriteInfo};
-pub use format::{open, Format, ReadOptions, RequestReader, TraceMeta};
 pub use mapping::{Mapping, MappingError};
+pub use reader::{open, Format, ReadOptions, RequestReader, TraceMeta};
 pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};

@@ -7,7 +7,7 @@
 //! own wording (a flag, or `traces[0].mapping.units`). One type for both keeps the
 //! names of the command line and of the file the same.
 
-use crate::format::{GenericSpec, OpNames};
+use crate::reader::{GenericSpec, OpNames};
 use crate::units::parse_size;
 use serde::{Deserialize, Serialize};
 

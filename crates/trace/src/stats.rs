@@ -24,7 +24,7 @@
 //! Memory is proportional to the number of distinct pages, as exactness demands.
 
 use crate::error::Result;
-use crate::format::{RequestReader, BATCH};
+use crate::reader::{RequestReader, BATCH};
 use crate::request::{page_key, Granularity, Op, Request, SECTOR};
 use rustc_hash::FxHashMap;
 use serde::Serialize;

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
-use wafer_trace::format::GenericSpec;
+use wafer_trace::reader::GenericSpec;
 use wafer_trace::request::{ADDRESS_LIMIT, DEV_LIMIT};
 use wafer_trace::wtr::{self, Columns, Extra, Header};
 use wafer_trace::{

@@ -259,7 +259,7 @@ fn stream(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(), SimError> {
     let gran = cfg.granularity;
-    let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
+    let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     while r.read_batch(&mut batch)? {
         for req in &batch {
             gran.for_each_key(req, |key| step(s, c, key, req.op, cfg.warmup));

@@ -9,7 +9,7 @@ use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
 use wafer_replay::{Engine, Options, Report, Stage, Timing};
-use wafer_trace::format::GenericSpec;
+use wafer_trace::reader::GenericSpec;
 use wafer_trace::units::{format_size, parse_page_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
 

@@ -7,7 +7,7 @@
 
 use super::source::Stream;
 use crate::error::{Error, Result};
-use crate::format::{RequestReader, TraceMeta, BATCH};
+use crate::reader::{RequestReader, TraceMeta, BATCH};
 use crate::request::Request;
 use std::io::Read;
 

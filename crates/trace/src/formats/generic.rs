@@ -8,14 +8,14 @@
 //! seconds, converted to ns through `f64` (exact for integers below 2^53 ns); no
 //! time column means `NO_TIME`. The op column accepts `r`/`read`/`0` for reads,
 //! `w`/`write`/`1` for writes, `t`/`trim`/`d`/`discard` for trims (any case), or the
-//! spec's own words ([`crate::format::OpNames`]) instead; no op column means every
+//! spec's own words ([`crate::reader::OpNames`]) instead; no op column means every
 //! request is a read. A device column must hold integers below
 //! 2^20.
 
 use super::block::dev_field;
 use super::fields::{dec, expected, fixed, hex, split, tokens_blank_or_comma, trim};
 use super::text::LineFormat;
-use crate::format::{GenericSpec, OpNames};
+use crate::reader::{GenericSpec, OpNames};
 use crate::request::{Op, Request, NO_TIME};
 
 /// Largest column index a spec may name (fields are collected into a fixed array).

@@ -1,5 +1,5 @@
 //! The readers of every input format and the format detection behind
-//! [`crate::format::open`].
+//! [`crate::reader::open`].
 //!
 //! One file per format; [`text`] and [`binary`] hold the shared decoding loops,
 //! [`fields`] the byte-level parsing, [`block`] the block-layer conventions (RWBS,
@@ -15,7 +15,7 @@
 //!    in the order of [`TEXT_ORDER`]; the first that accepts them all wins. A stray
 //!    control byte therefore never makes a text trace "binary": the line holding it
 //!    is reported by the text reader. The generic format is never guessed (it needs
-//!    a column mapping); giving a [`crate::format::GenericSpec`] without a format
+//!    a column mapping); giving a [`crate::reader::GenericSpec`] without a format
 //!    selects it.
 //!
 //! When nothing fits, the error says the format cannot be detected, lists what was
@@ -45,7 +45,7 @@ pub(crate) use generic::MAX_COLS as GENERIC_MAX_COLS;
 pub(crate) use source::Stream;
 
 use crate::error::{Error, Result};
-use crate::format::{Format, ReadOptions, RequestReader, TraceMeta};
+use crate::reader::{Format, ReadOptions, RequestReader, TraceMeta};
 use crate::request::Request;
 use binary::BinaryReader;
 use std::path::Path;

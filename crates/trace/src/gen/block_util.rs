@@ -25,7 +25,7 @@ use super::arrival::Arrival;
 use super::stream::{GenRng, Pattern, Stream};
 use super::{invalid, Bytes};
 use crate::error::Result;
-use crate::format::RequestReader;
+use crate::reader::RequestReader;
 use crate::request::Op;
 use rand::Rng;
 use serde::{Deserialize, Serialize};

@@ -34,7 +34,7 @@ pub use uniform::UniformParams;
 pub use zipf::ZipfParams;
 
 use crate::error::{Error, Result};
-use crate::format::RequestReader;
+use crate::reader::RequestReader;
 use crate::request::Request;
 use crate::units::parse_size;
 use serde::{Deserialize, Serialize};

@@ -27,7 +27,7 @@ use super::arrival::Arrival;
 use super::stream::{draw_op, GenRng, Pattern, Stream};
 use super::{invalid, Bytes};
 use crate::error::Result;
-use crate::format::RequestReader;
+use crate::reader::RequestReader;
 use crate::request::{Op, SECTOR};
 use rand::Rng;
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,7 @@ use super::size::SizeDist;
 use super::stream::{draw_op, GenRng, Pattern, Stream};
 use super::{invalid, Bytes};
 use crate::error::Result;
-use crate::format::RequestReader;
+use crate::reader::RequestReader;
 use crate::request::Op;
 use serde::{Deserialize, Serialize};
 

@@ -3,7 +3,7 @@
 
 use super::arrival::{Arrival, Clock};
 use crate::error::Result;
-use crate::format::{RequestReader, TraceMeta, BATCH};
+use crate::reader::{RequestReader, TraceMeta, BATCH};
 use crate::request::{Op, Request};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

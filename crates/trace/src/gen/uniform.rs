@@ -8,7 +8,7 @@ use super::size::SizeDist;
 use super::stream::{draw_op, GenRng, Pattern, Stream};
 use super::Bytes;
 use crate::error::Result;
-use crate::format::RequestReader;
+use crate::reader::RequestReader;
 use crate::request::Op;
 use rand::Rng;
 use serde::{Deserialize, Serialize};

@@ -9,7 +9,7 @@ use super::{
     corrupt, ChunkHead, Columns, End, Extra, Header, CHUNK_MAGIC, END_MAGIC, MAX_CHUNK, RECORD,
 };
 use crate::error::{Error, Result};
-use crate::format::{Format, RequestReader, TraceMeta, BATCH};
+use crate::reader::{Format, RequestReader, TraceMeta, BATCH};
 use crate::request::{Op, Request, ADDRESS_LIMIT, DEV_LIMIT};
 use std::fs::File;
 use std::io::{Seek, SeekFrom};

@@ -10,7 +10,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
 use std::time::{Duration, Instant};
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::{Format, ReadOptions, Request, NO_TIME};
 
 /// Wall time one reading may take. A case takes well under a millisecond; this only
@@ -99,7 +99,7 @@ pub fn read(case: &Case, forced: bool, name: &Path) -> Result<Reading, Violation
         let opened = if target == Target::Wtr {
             wafer_trace::open(name, &opts)
         } else {
-            wafer_trace::format::open_stream(name, Box::new(Cursor::new(case.input.clone())), &opts)
+            wafer_trace::reader::open_stream(name, Box::new(Cursor::new(case.input.clone())), &opts)
         };
         let mut reader = match opened {
             Ok(r) => r,

@@ -16,7 +16,7 @@ use std::fmt::Display;
 use std::io::Write;
 use std::ops::Range;
 use std::path::Path;
-use wafer_trace::format::GenericSpec;
+use wafer_trace::reader::GenericSpec;
 use wafer_trace::wtr::{Columns, Header, Writer};
 use wafer_trace::{Format, Op, Request, NO_TIME};
 

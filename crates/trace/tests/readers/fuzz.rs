@@ -4,7 +4,7 @@
 
 use super::read_bytes;
 use proptest::prelude::*;
-use wafer_trace::format::GenericSpec;
+use wafer_trace::reader::GenericSpec;
 use wafer_trace::{Format, ReadOptions};
 
 /// A few valid records of every format (the seeds that mutation starts from).

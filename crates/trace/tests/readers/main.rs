@@ -39,7 +39,7 @@ pub fn read_bytes(
     o: &ReadOptions,
 ) -> wafer_trace::Result<(Vec<Request>, u64)> {
     let mut r =
-        wafer_trace::format::open_stream(Path::new(name), Box::new(Cursor::new(data.to_vec())), o)?;
+        wafer_trace::reader::open_stream(Path::new(name), Box::new(Cursor::new(data.to_vec())), o)?;
     let v = drain(r.as_mut())?;
     Ok((v, r.skipped()))
 }

@@ -2,7 +2,7 @@
 //! every format, and `skip_invalid` skipping and counting them instead.
 
 use super::{opts, read_bytes};
-use wafer_trace::format::GenericSpec;
+use wafer_trace::reader::GenericSpec;
 use wafer_trace::{Format, Op, ReadOptions};
 
 /// Read `data` as `format`, expect an error and return its message.

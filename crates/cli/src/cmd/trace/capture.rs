@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use wafer_trace::capture::{self, CaptureOptions, PathFilter};
 use wafer_trace::export::AtomicFile;
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::units::parse_size;
 use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
 

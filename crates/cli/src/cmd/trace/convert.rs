@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use wafer_trace::export::FIO_TARGET;
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::units::parse_page_size;
 use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde_json::{json, Map, Value};
-use wafer_trace::format::BATCH;
 use wafer_trace::gen::{GenSpec, KINDS};
+use wafer_trace::reader::BATCH;
 use wafer_trace::units::parse_page_size;
 use wafer_trace::{wtr, OutFormat, TraceWriter, WriteInfo};
 

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use wafer_trace::format::BATCH;
+use wafer_trace::reader::BATCH;
 use wafer_trace::ReadOptions;
 
 /// Arguments of `wafer trace head`.

@@ -1,4 +1,6 @@
-//! Trace formats, autodetection and the streaming reader interface.
+//! Opening a trace: the reader interface every format implements ([`RequestReader`]),
+//! the format names ([`Format`]) and their detection; the readers themselves live in
+//! `formats/`, one file per format.
 //!
 //! [`open`] detects the format from the content (magic bytes, record structure, or
 //! by running each text decoder on the first lines); the conventions of every format
@@ -74,7 +76,7 @@ pub struct ReadOptions {
     /// Lackey: also emit instruction fetches (`I` lines) as reads.
     pub instructions: bool,
     /// Generic text: the column mapping (`None` = error if the generic format is used).
-    pub generic: Option<crate::format::GenericSpec>,
+    pub generic: Option<crate::reader::GenericSpec>,
 }
 
 /// Column mapping of the generic text reader.
