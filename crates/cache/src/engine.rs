@@ -735,8 +735,9 @@ fn grow(have: u32, id: u32) -> u32 {
 mod tests {
     use super::*;
     use crate::after::VecSink;
-    use crate::policies::lru::{Lru, LruParams};
-    use crate::policy::{ParamError, ParamSet, ParamSpec};
+    use crate::params::NoParams;
+    use crate::policies::lru::Lru;
+    use crate::policy::ParamError;
     use crate::registry::{run_policy, PolicySpec, POLICIES};
     use crate::testutil::{requests, VecReader};
     use wafer_trace::Request;
@@ -773,14 +774,8 @@ mod tests {
     fn run_lru(reqs: &[Request], c: &SimConfig) -> (Metrics, Vec<(Op, IoKind, u64, u64)>) {
         let t = PreparedTrace::from_requests(c.granularity, reqs).unwrap();
         let mut sink = VecSink::default();
-        let m = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            c,
-            &mut sink,
-            &mut |_| {},
-        )
-        .unwrap();
+        let m =
+            simulate::<Lru, _>(&NoParams, Input::Prepared(&t), c, &mut sink, &mut |_| {}).unwrap();
         let ops = sink
             .ops
             .iter()
@@ -917,16 +912,6 @@ mod tests {
     struct BlockToy {
         cap: u32,
         pages: Vec<(u32, u32, bool, u64)>,
-    }
-
-    #[derive(Clone, Debug, Default, PartialEq)]
-    struct NoParams;
-
-    impl ParamSet for NoParams {
-        const SPECS: &'static [ParamSpec] = &[];
-        fn set(&mut self, k: &str, _: &str) -> Result<(), String> {
-            Err(k.into())
-        }
     }
 
     impl Policy for BlockToy {
@@ -1103,21 +1088,9 @@ mod tests {
     fn zero_capacity_and_granularity_mismatch_are_errors() {
         let t = PreparedTrace::from_requests(Granularity::Record, &requests("R1")).unwrap();
         let mut s = crate::after::NullSink;
-        let e = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            &cfg(0),
-            &mut s,
-            &mut |_| {},
-        );
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &cfg(0), &mut s, &mut |_| {});
         assert!(e.unwrap_err().to_string().contains("at least one page"));
-        let e = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            &cfg(2),
-            &mut s,
-            &mut |_| {},
-        );
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &cfg(2), &mut s, &mut |_| {});
         assert!(e.unwrap_err().to_string().contains("prepared trace"));
     }
 }
