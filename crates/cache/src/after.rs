@@ -27,7 +27,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use wafer_trace::export::AtomicFile;
-use wafer_trace::request::DEV_SHIFT;
 use wafer_trace::{wtr, Error, Op, Request};
 
 /// Why a storage operation happened.
@@ -105,12 +104,12 @@ pub struct StorageOp {
 impl StorageOp {
     /// Device number of the page.
     pub fn dev(&self) -> u32 {
-        (self.key >> DEV_SHIFT) as u32
+        wafer_trace::key_dev(self.key)
     }
 
     /// Page number within the device.
     pub fn page(&self) -> u64 {
-        self.key & ((1u64 << DEV_SHIFT) - 1)
+        wafer_trace::key_page(self.key)
     }
 
     /// The operation as a one-page request, with pages of `unit` bytes.

@@ -34,8 +34,9 @@ use crate::after::{AfterSink, IoKind, StorageOp};
 use crate::error::SimError;
 use crate::metrics::{BlockUtilization, BurstTracker, MergeTracker, Metrics, Series};
 use crate::policy::{Access, IoSink, Policy, PolicyCtx, NO_KEY};
-use crate::prepared::{block_key, PreparedTrace};
+use crate::prepared::PreparedTrace;
 use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::{block_key, key_page};
 
 /// Storage costs of paper 002 (H. Lee, H. Bahn, K. G. Shin, "Page Replacement for
 /// Write References in NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014;
@@ -402,8 +403,7 @@ impl BlockMemo {
             return self.block;
         }
         self.block = block_key(key, self.ppb as u32);
-        let page = key & ((1u64 << DEV_SHIFT) - 1);
-        self.base = key - page % self.ppb;
+        self.base = key - key_page(key) % self.ppb;
         self.block
     }
 }

@@ -35,4 +35,6 @@ pub use densify::Densifier;
 pub use error::{Error, Result};
 pub use export::{OutFormat, TraceWriter, WriteInfo};
 pub use format::{open, Format, ReadOptions, RequestReader, TraceMeta};
-pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};
+pub use request::{
+    block_key, key_dev, key_page, page_key, Granularity, Op, Request, NO_TIME, SECTOR,
+};

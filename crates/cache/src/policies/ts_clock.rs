@@ -95,8 +95,8 @@ use rustc_hash::FxHashMap;
 use super::block_group::offset_in_block;
 use crate::list::NIL;
 use crate::policy::{parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
-use crate::prepared::block_key;
 use crate::ring::Ring;
+use wafer_trace::block_key;
 use wafer_trace::prefetch::prefetch;
 use wafer_trace::Op;
 

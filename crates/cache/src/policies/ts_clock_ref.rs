@@ -11,7 +11,7 @@ use super::TsClockParams;
 use crate::list::NIL;
 use crate::policies::block_group::offset_in_block;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
-use crate::prepared::block_key;
+use wafer_trace::block_key;
 use wafer_trace::Op;
 
 const ABSENT: u8 = 0;
