@@ -594,6 +594,9 @@ fn run_prepared<P: Policy, A: AfterSink>(
         index += 1;
         if index % PROGRESS_EVERY == 0 {
             progress(index);
+            if after.failed() {
+                return Err(stopped(after));
+            }
         }
     }
     progress(index);
@@ -683,13 +686,18 @@ fn run_stream<P: Policy, A: AfterSink>(
             index += 1;
             if index % PROGRESS_EVERY == 0 {
                 progress(index);
+                if after.failed() {
+                    return true;
+                }
             }
         }
         events.clear();
+        false
     };
     let mut batch = Vec::with_capacity(wafer_trace::format::BATCH);
     let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);
-    while reader.read_batch(&mut batch)? {
+    let mut stop = false;
+    'read: while reader.read_batch(&mut batch)? {
         for req in &batch {
             gran.for_each_key(req, |key| {
                 events.push(Event {
@@ -700,15 +708,27 @@ fn run_stream<P: Policy, A: AfterSink>(
                     op: req.op,
                 });
             });
-            if events.len() >= STREAM_CHUNK {
-                flush(&mut events);
+            if events.len() >= STREAM_CHUNK && flush(&mut events) {
+                stop = true;
+                break 'read;
             }
         }
     }
-    flush(&mut events);
+    if stop || flush(&mut events) {
+        return Err(stopped(after));
+    }
     progress(index);
     let universe = pages.len() as u64;
     run.finish(&policy, &pages, after, universe, cfg)
+}
+
+/// The error of a run its after-cache sink stopped ([`AfterSink::failed`]).
+#[cold]
+fn stopped<A: AfterSink>(after: &mut A) -> SimError {
+    match after.finish() {
+        Err(e) => e.into(),
+        Ok(()) => SimError::Invalid("the after-cache sink failed without saying why".into()),
+    }
 }
 
 /// Make the policy's arrays hold `page` (and `block` for block-aware policies).
@@ -1082,6 +1102,53 @@ mod tests {
                 info.name
             );
         }
+    }
+
+    /// A sink that fails (as a full disk would) at its 100th operation.
+    #[derive(Default)]
+    struct FullDisk {
+        pushed: u64,
+        last_access: u64,
+    }
+
+    impl AfterSink for FullDisk {
+        fn push(&mut self, op: &StorageOp) {
+            self.pushed += 1;
+            self.last_access = op.access;
+        }
+        fn failed(&self) -> bool {
+            self.pushed >= 100
+        }
+        fn finish(&mut self) -> Result<(), crate::after::AfterError> {
+            Err(wafer_trace::Error::Invalid("disk full".into()).into())
+        }
+    }
+
+    /// A failed sink stops the run at the next progress report (prepared and
+    /// streamed), and the run returns the sink's error.
+    #[test]
+    fn a_failed_sink_stops_the_run_early() {
+        let n = 8 * PROGRESS_EVERY;
+        let reqs: Vec<Request> = (0..n)
+            .map(|i| Request {
+                time_ns: i,
+                offset: (i % 5000) * 4096,
+                len: 4096,
+                dev: 0,
+                op: Op::Read,
+            })
+            .collect();
+        let c = cfg(10);
+        let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
+        let mut s = FullDisk::default();
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &c, &mut s, &mut |_| {});
+        assert_eq!(e.unwrap_err().to_string(), "disk full");
+        assert!(s.last_access < PROGRESS_EVERY, "{}", s.last_access);
+        let mut s = FullDisk::default();
+        let mut r = VecReader::new(reqs, 7);
+        let e = simulate::<Lru, _>(&NoParams, Input::Stream(&mut r), &c, &mut s, &mut |_| {});
+        assert_eq!(e.unwrap_err().to_string(), "disk full");
+        assert!(s.last_access < PROGRESS_EVERY, "{}", s.last_access);
     }
 
     #[test]

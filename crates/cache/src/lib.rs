@@ -23,7 +23,7 @@ pub mod prepared;
 pub mod registry;
 mod ring;
 
-pub use after::{AfterSink, IoKind, NullSink, StorageOp};
+pub use after::{AfterError, AfterSink, IoKind, NullSink, StorageOp};
 pub use engine::{simulate, CostModel, Input, SimConfig};
 pub use error::SimError;
 pub use footprint::Footprint;
