@@ -33,5 +33,7 @@ pub use policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, Policy
 pub use prepared::PreparedTrace;
 pub use registry::{run_policy, PolicyInfo, PolicySpec, POLICIES};
 pub mod policies;
+#[cfg(test)]
+mod reference;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testutil;

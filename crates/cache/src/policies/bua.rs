@@ -410,13 +410,9 @@ impl Policy for Bua {
 }
 
 #[cfg(test)]
-#[path = "bua_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
-    use super::reference::ReferenceBua;
     use super::*;
+    use crate::reference::bua::ReferenceBua;
     use crate::testutil::Recorder;
     use crate::testutil::{run, Ev};
 

@@ -395,15 +395,11 @@ impl Policy for ClockPro {
 }
 
 #[cfg(test)]
-#[path = "clock_pro_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
-    use super::reference::ReferenceClockPro;
     use super::*;
     use crate::params::NoParams;
     use crate::policies::fifo::Fifo;
+    use crate::reference::clock_pro::ReferenceClockPro;
     use crate::testutil::run;
     use crate::testutil::Recorder;
 

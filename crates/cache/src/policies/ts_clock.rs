@@ -633,10 +633,6 @@ impl TsClock {
 }
 
 #[cfg(test)]
-#[path = "ts_clock_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use crate::policies::clock::{Clock, ClockParams};
@@ -1107,7 +1103,8 @@ mod tests {
             ..PolicyCtx::default()
         };
         let mut fast = TsClock::new(cap, params, &ctx).unwrap();
-        let mut slow = reference::ReferenceTsClock::new(cap, params, &ctx).unwrap();
+        let mut slow =
+            crate::reference::ts_clock::ReferenceTsClock::new(cap, params, &ctx).unwrap();
         let top = ops.iter().map(|o| o.1 + 1).max().unwrap_or(1);
         fast.reserve(top, 0);
         slow.reserve(top, 0);
