@@ -8,7 +8,10 @@
 //! timestamp, an eviction-group id and what kind of operation it is. Sinks are
 //! generic parameters of the simulation loop (no dynamic call per operation). Writing
 //! can fail; sinks keep the first error and return it from [`AfterSink::finish`], so
-//! the loop itself stays free of error plumbing.
+//! the loop itself stays free of error plumbing. A sink that failed says so through
+//! [`AfterSink::failed`], which the engine asks only when it reports progress (every
+//! 65,536 accesses): a full disk or a device error ends the run soon after it
+//! happens, and the hot path pays nothing for it.
 //!
 //! Operations are one page each. Consecutive pages of one group can be merged by a
 //! consumer (the group id says which belong together); the page counts stay the same
@@ -27,7 +30,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use wafer_trace::export::AtomicFile;
-use wafer_trace::request::DEV_SHIFT;
 use wafer_trace::{wtr, Error, Op, Request};
 
 /// Why a storage operation happened.
@@ -105,12 +107,12 @@ pub struct StorageOp {
 impl StorageOp {
     /// Device number of the page.
     pub fn dev(&self) -> u32 {
-        (self.key >> DEV_SHIFT) as u32
+        wafer_trace::key_dev(self.key)
     }
 
     /// Page number within the device.
     pub fn page(&self) -> u64 {
-        self.key & ((1u64 << DEV_SHIFT) - 1)
+        wafer_trace::key_page(self.key)
     }
 
     /// The operation as a one-page request, with pages of `unit` bytes.
@@ -125,13 +127,32 @@ impl StorageOp {
     }
 }
 
+/// Why the after-cache trace could not be taken in.
+#[derive(Debug, thiserror::Error)]
+pub enum AfterError {
+    /// Writing the after-cache trace file failed (a full disk, a removed folder).
+    #[error(transparent)]
+    Write(#[from] Error),
+    /// The storage below the cache (a simulated device) refused an operation.
+    #[error("device: {0}")]
+    Device(Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Receives the after-cache trace.
 pub trait AfterSink {
     /// One storage operation, in emission order.
     fn push(&mut self, op: &StorageOp);
 
+    /// Whether an operation failed already, so that the rest of the run is wasted:
+    /// the engine then stops and returns the error of [`AfterSink::finish`]. Asked
+    /// now and then (with progress reports), not per operation.
+    #[inline]
+    fn failed(&self) -> bool {
+        false
+    }
+
     /// End of the run: flush buffers and report the first error, if any.
-    fn finish(&mut self) -> Result<(), Error> {
+    fn finish(&mut self) -> Result<(), AfterError> {
         Ok(())
     }
 }
@@ -210,14 +231,18 @@ impl AfterSink for CsvSink {
         self.error = r.err();
     }
 
-    fn finish(&mut self) -> Result<(), Error> {
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn finish(&mut self) -> Result<(), AfterError> {
         let out = self
             .out
             .take()
             .ok_or_else(|| Error::Invalid("after-cache trace finished twice".into()))?;
         match self.error.take() {
-            Some(e) => Err(Error::io(out.path(), e)),
-            None => out.commit(),
+            Some(e) => Err(Error::io(out.path(), e).into()),
+            None => Ok(out.commit()?),
         }
     }
 }
@@ -272,16 +297,21 @@ impl AfterSink for WtrSink {
         }
     }
 
-    fn finish(&mut self) -> Result<(), Error> {
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn finish(&mut self) -> Result<(), AfterError> {
         if let Some(e) = self.error.take() {
-            return Err(e);
+            return Err(e.into());
         }
         match self.writer.take() {
-            Some(w) => w.finish().map(|_| ()),
+            Some(w) => Ok(w.finish().map(|_| ())?),
             None => Err(Error::Invalid(format!(
                 "{}: after-cache trace finished twice",
                 self.path.display()
-            ))),
+            ))
+            .into()),
         }
     }
 }
@@ -325,7 +355,14 @@ impl AfterSink for FileSink {
         }
     }
 
-    fn finish(&mut self) -> Result<(), Error> {
+    fn failed(&self) -> bool {
+        match self {
+            FileSink::Csv(s) => s.failed(),
+            FileSink::Wtr(s) => s.failed(),
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), AfterError> {
         match self {
             FileSink::Csv(s) => s.finish(),
             FileSink::Wtr(s) => s.finish(),

@@ -34,8 +34,9 @@ use crate::after::{AfterSink, IoKind, StorageOp};
 use crate::error::SimError;
 use crate::metrics::{BlockUtilization, BurstTracker, MergeTracker, Metrics, Series};
 use crate::policy::{Access, IoSink, Policy, PolicyCtx, NO_KEY};
-use crate::prepared::{block_key, PreparedTrace};
+use crate::prepared::PreparedTrace;
 use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::{block_key, key_page};
 
 /// Storage costs of paper 002 (H. Lee, H. Bahn, K. G. Shin, "Page Replacement for
 /// Write References in NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014;
@@ -402,8 +403,7 @@ impl BlockMemo {
             return self.block;
         }
         self.block = block_key(key, self.ppb as u32);
-        let page = key & ((1u64 << DEV_SHIFT) - 1);
-        self.base = key - page % self.ppb;
+        self.base = key - key_page(key) % self.ppb;
         self.block
     }
 }
@@ -594,6 +594,9 @@ fn run_prepared<P: Policy, A: AfterSink>(
         index += 1;
         if index % PROGRESS_EVERY == 0 {
             progress(index);
+            if after.failed() {
+                return Err(stopped(after));
+            }
         }
     }
     progress(index);
@@ -683,13 +686,18 @@ fn run_stream<P: Policy, A: AfterSink>(
             index += 1;
             if index % PROGRESS_EVERY == 0 {
                 progress(index);
+                if after.failed() {
+                    return true;
+                }
             }
         }
         events.clear();
+        false
     };
     let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);
-    while reader.read_batch(&mut batch)? {
+    let mut stop = false;
+    'read: while reader.read_batch(&mut batch)? {
         for req in &batch {
             gran.for_each_key(req, |key| {
                 events.push(Event {
@@ -700,15 +708,27 @@ fn run_stream<P: Policy, A: AfterSink>(
                     op: req.op,
                 });
             });
-            if events.len() >= STREAM_CHUNK {
-                flush(&mut events);
+            if events.len() >= STREAM_CHUNK && flush(&mut events) {
+                stop = true;
+                break 'read;
             }
         }
     }
-    flush(&mut events);
+    if stop || flush(&mut events) {
+        return Err(stopped(after));
+    }
     progress(index);
     let universe = pages.len() as u64;
     run.finish(&policy, &pages, after, universe, cfg)
+}
+
+/// The error of a run its after-cache sink stopped ([`AfterSink::failed`]).
+#[cold]
+fn stopped<A: AfterSink>(after: &mut A) -> SimError {
+    match after.finish() {
+        Err(e) => e.into(),
+        Ok(()) => SimError::Invalid("the after-cache sink failed without saying why".into()),
+    }
 }
 
 /// Make the policy's arrays hold `page` (and `block` for block-aware policies).
@@ -735,8 +755,9 @@ fn grow(have: u32, id: u32) -> u32 {
 mod tests {
     use super::*;
     use crate::after::VecSink;
-    use crate::policies::lru::{Lru, LruParams};
-    use crate::policy::{ParamError, ParamSet, ParamSpec};
+    use crate::params::NoParams;
+    use crate::policies::lru::Lru;
+    use crate::policy::ParamError;
     use crate::registry::{run_policy, PolicySpec, POLICIES};
     use crate::testutil::{requests, VecReader};
     use wafer_trace::Request;
@@ -773,14 +794,8 @@ mod tests {
     fn run_lru(reqs: &[Request], c: &SimConfig) -> (Metrics, Vec<(Op, IoKind, u64, u64)>) {
         let t = PreparedTrace::from_requests(c.granularity, reqs).unwrap();
         let mut sink = VecSink::default();
-        let m = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            c,
-            &mut sink,
-            &mut |_| {},
-        )
-        .unwrap();
+        let m =
+            simulate::<Lru, _>(&NoParams, Input::Prepared(&t), c, &mut sink, &mut |_| {}).unwrap();
         let ops = sink
             .ops
             .iter()
@@ -917,16 +932,6 @@ mod tests {
     struct BlockToy {
         cap: u32,
         pages: Vec<(u32, u32, bool, u64)>,
-    }
-
-    #[derive(Clone, Debug, Default, PartialEq)]
-    struct NoParams;
-
-    impl ParamSet for NoParams {
-        const SPECS: &'static [ParamSpec] = &[];
-        fn set(&mut self, k: &str, _: &str) -> Result<(), String> {
-            Err(k.into())
-        }
     }
 
     impl Policy for BlockToy {
@@ -1099,25 +1104,60 @@ mod tests {
         }
     }
 
+    /// A sink that fails (as a full disk would) at its 100th operation.
+    #[derive(Default)]
+    struct FullDisk {
+        pushed: u64,
+        last_access: u64,
+    }
+
+    impl AfterSink for FullDisk {
+        fn push(&mut self, op: &StorageOp) {
+            self.pushed += 1;
+            self.last_access = op.access;
+        }
+        fn failed(&self) -> bool {
+            self.pushed >= 100
+        }
+        fn finish(&mut self) -> Result<(), crate::after::AfterError> {
+            Err(wafer_trace::Error::Invalid("disk full".into()).into())
+        }
+    }
+
+    /// A failed sink stops the run at the next progress report (prepared and
+    /// streamed), and the run returns the sink's error.
+    #[test]
+    fn a_failed_sink_stops_the_run_early() {
+        let n = 8 * PROGRESS_EVERY;
+        let reqs: Vec<Request> = (0..n)
+            .map(|i| Request {
+                time_ns: i,
+                offset: (i % 5000) * 4096,
+                len: 4096,
+                dev: 0,
+                op: Op::Read,
+            })
+            .collect();
+        let c = cfg(10);
+        let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
+        let mut s = FullDisk::default();
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &c, &mut s, &mut |_| {});
+        assert_eq!(e.unwrap_err().to_string(), "disk full");
+        assert!(s.last_access < PROGRESS_EVERY, "{}", s.last_access);
+        let mut s = FullDisk::default();
+        let mut r = VecReader::new(reqs, 7);
+        let e = simulate::<Lru, _>(&NoParams, Input::Stream(&mut r), &c, &mut s, &mut |_| {});
+        assert_eq!(e.unwrap_err().to_string(), "disk full");
+        assert!(s.last_access < PROGRESS_EVERY, "{}", s.last_access);
+    }
+
     #[test]
     fn zero_capacity_and_granularity_mismatch_are_errors() {
         let t = PreparedTrace::from_requests(Granularity::Record, &requests("R1")).unwrap();
         let mut s = crate::after::NullSink;
-        let e = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            &cfg(0),
-            &mut s,
-            &mut |_| {},
-        );
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &cfg(0), &mut s, &mut |_| {});
         assert!(e.unwrap_err().to_string().contains("at least one page"));
-        let e = simulate::<Lru, _>(
-            &LruParams::default(),
-            Input::Prepared(&t),
-            &cfg(2),
-            &mut s,
-            &mut |_| {},
-        );
+        let e = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &cfg(2), &mut s, &mut |_| {});
         assert!(e.unwrap_err().to_string().contains("prepared trace"));
     }
 }

@@ -16,9 +16,12 @@ pub enum SimError {
     /// A parameter that is unknown, malformed or out of range.
     #[error(transparent)]
     Param(#[from] ParamError),
-    /// Reading the trace or writing the after-cache trace failed.
+    /// Reading the trace failed.
     #[error(transparent)]
     Trace(#[from] wafer_trace::Error),
+    /// Writing the after-cache trace, or the device fed from it, failed.
+    #[error(transparent)]
+    After(#[from] crate::after::AfterError),
     /// A trace with more page accesses or requests than a [`crate::PreparedTrace`]
     /// indexes (2^32 - 1); such a trace must be streamed.
     #[error("trace has too many {0} to prepare in memory (limit 2^32-1); stream it instead")]

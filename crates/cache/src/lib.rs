@@ -17,19 +17,23 @@ pub mod error;
 pub mod footprint;
 pub mod list;
 pub mod metrics;
+pub mod params;
 pub mod policy;
 pub mod prepared;
 pub mod registry;
 mod ring;
 
-pub use after::{AfterSink, IoKind, NullSink, StorageOp};
+pub use after::{AfterError, AfterSink, IoKind, NullSink, StorageOp};
 pub use engine::{simulate, CostModel, Input, SimConfig};
 pub use error::SimError;
 pub use footprint::Footprint;
 pub use metrics::Metrics;
+pub use params::NoParams;
 pub use policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
 pub use prepared::PreparedTrace;
 pub use registry::{run_policy, PolicyInfo, PolicySpec, POLICIES};
 pub mod policies;
+#[cfg(test)]
+mod reference;
 #[cfg(any(test, feature = "test-utils"))]
 pub mod testutil;

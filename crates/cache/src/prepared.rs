@@ -17,7 +17,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::block_key;
 use wafer_trace::{Densifier, Granularity, Op, Request, RequestReader};
 
 use crate::error::SimError;
@@ -31,14 +31,6 @@ pub struct BlockMap {
     pub of_page: Vec<u32>,
     /// Number of distinct blocks.
     pub blocks: u32,
-}
-
-/// The block key of a page key: device kept, page number divided by `ppb`.
-#[inline]
-pub fn block_key(key: u64, ppb: u32) -> u64 {
-    let dev = key >> DEV_SHIFT;
-    let page = key & ((1u64 << DEV_SHIFT) - 1);
-    (dev << DEV_SHIFT) | (page / u64::from(ppb.max(1)))
 }
 
 /// A decoded, densified trace (see the module docs).
@@ -295,13 +287,5 @@ mod tests {
         assert_eq!(b.of_page, [0, 0, 1]);
         assert_eq!(b.blocks, 2);
         assert!(Arc::ptr_eq(&b, &t.block_map(4)));
-    }
-
-    #[test]
-    fn block_keys_keep_devices_apart() {
-        let a = wafer_trace::page_key(1, 8);
-        let b = wafer_trace::page_key(2, 8);
-        assert_ne!(block_key(a, 4), block_key(b, 4));
-        assert_eq!(block_key(a, 4), wafer_trace::page_key(1, 2));
     }
 }

@@ -305,6 +305,55 @@ mod tests {
         }
     }
 
+    /// The hand-written table of `docs/cache.md` ("Policies and parameters") names
+    /// the aliases and parameter keys the registry has, for every policy it lists.
+    #[test]
+    fn docs_table_matches_the_registry() {
+        let doc = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/cache.md"));
+        let section = doc
+            .split("## Policies and parameters")
+            .nth(1)
+            .expect("docs/cache.md has the policy table");
+        /// Backticked words of a cell, each with what follows it.
+        fn ticked(cell: &str) -> Vec<(&str, &str)> {
+            let parts: Vec<&str> = cell.split('`').collect();
+            (1..parts.len())
+                .step_by(2)
+                .map(|i| (parts[i], parts.get(i + 1).copied().unwrap_or("")))
+                .collect()
+        }
+        let mut rows = 0;
+        for line in section.lines().take_while(|l| !l.starts_with("## ")) {
+            let cells: Vec<&str> = line.split('|').skip(1).map(str::trim).collect();
+            if !line.starts_with("| `") || cells.len() < 5 {
+                continue;
+            }
+            rows += 1;
+            let name = cells[0].trim_matches('`');
+            let info = find(name).unwrap_or_else(|_| panic!("docs name unknown `{name}`"));
+            assert_eq!(info.name, name, "docs use an alias as the name");
+            let aliases: Vec<&str> = ticked(cells[1]).into_iter().map(|(a, _)| a).collect();
+            assert_eq!(aliases, info.aliases, "{name}: aliases in docs/cache.md");
+            let params = cells[2].trim();
+            let keys: Vec<&str> = match params.strip_prefix("as ") {
+                Some(other) => find(other.trim_matches('`'))
+                    .unwrap()
+                    .params
+                    .iter()
+                    .map(|s| s.name)
+                    .collect(),
+                None => ticked(params)
+                    .into_iter()
+                    .filter(|(_, after)| after.starts_with(" ="))
+                    .map(|(k, _)| k)
+                    .collect(),
+            };
+            let have: Vec<&str> = info.params.iter().map(|s| s.name).collect();
+            assert_eq!(keys, have, "{name}: parameters in docs/cache.md");
+        }
+        assert!(rows >= 10, "found {rows} policy rows in docs/cache.md");
+    }
+
     #[test]
     fn parses_names_and_parameters() {
         let s = PolicySpec::parse("CLOCK:insert_ref=0").unwrap();

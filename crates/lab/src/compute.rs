@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use wafer_cache::after::FileSink;
-use wafer_cache::{run_policy, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp};
+use wafer_cache::{
+    run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
+};
 use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
 use wafer_ftl::{AnyFtl, FtlError};
 use wafer_trace::Op;
@@ -237,12 +239,16 @@ impl AfterSink for CellSink<'_> {
         }
     }
 
-    fn finish(&mut self) -> Result<(), wafer_trace::Error> {
+    fn failed(&self) -> bool {
+        self.error.is_some() || self.file.as_ref().is_some_and(AfterSink::failed)
+    }
+
+    fn finish(&mut self) -> Result<(), AfterError> {
         if let Some(f) = self.file.as_mut() {
             f.finish()?;
         }
         match self.error.take() {
-            Some(e) => Err(wafer_trace::Error::Invalid(format!("device: {e}"))),
+            Some(e) => Err(AfterError::Device(Box::new(e))),
             None => Ok(()),
         }
     }

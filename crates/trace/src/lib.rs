@@ -37,4 +37,6 @@ pub use error::{Error, Result};
 pub use export::{OutFormat, TraceWriter, WriteInfo};
 pub use mapping::{Mapping, MappingError};
 pub use reader::{open, Format, ReadOptions, RequestReader, TraceMeta};
-pub use request::{page_key, Granularity, Op, Request, NO_TIME, SECTOR};
+pub use request::{
+    block_key, key_dev, key_page, page_key, Granularity, Op, Request, NO_TIME, SECTOR,
+};

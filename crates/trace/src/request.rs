@@ -145,6 +145,26 @@ pub fn page_key(dev: u32, page: u64) -> u64 {
     (u64::from(dev) << DEV_SHIFT) | (page & ((1u64 << DEV_SHIFT) - 1))
 }
 
+/// Device number of a page key ([`page_key`]).
+#[inline]
+pub fn key_dev(key: u64) -> u32 {
+    (key >> DEV_SHIFT) as u32
+}
+
+/// Page number of a page key ([`page_key`]) within its device.
+#[inline]
+pub fn key_page(key: u64) -> u64 {
+    key & ((1u64 << DEV_SHIFT) - 1)
+}
+
+/// The erase-block key of page key `key` with `ppb` pages per block (0 counts as 1):
+/// the device kept, the page number divided by `ppb`, so blocks of two devices never
+/// share a key (block = page number div ppb, `docs/cache.md`).
+#[inline]
+pub fn block_key(key: u64, ppb: u32) -> u64 {
+    page_key(key_dev(key), key_page(key) / u64::from(ppb.max(1)))
+}
+
 /// How requests become accesses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
@@ -269,6 +289,15 @@ mod tests {
         let base = 3u64 << DEV_SHIFT;
         assert_eq!(keys, vec![base + 5, base + 6, base + 7, base + 8]);
         assert_eq!(g.count(&r), 4);
+    }
+
+    #[test]
+    fn block_keys_keep_devices_apart() {
+        let (a, b) = (page_key(1, 9), page_key(2, 9));
+        assert_ne!(block_key(a, 4), block_key(b, 4));
+        assert_eq!(block_key(a, 4), page_key(1, 2));
+        assert_eq!(block_key(a, 0), a);
+        assert_eq!((key_dev(a), key_page(a)), (1, 9));
     }
 
     #[test]

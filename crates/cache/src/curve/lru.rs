@@ -486,7 +486,8 @@ mod tests {
     use super::*;
     use crate::after::NullSink;
     use crate::engine::{simulate, Input};
-    use crate::policies::lru::{Lru, LruParams};
+    use crate::params::NoParams;
+    use crate::policies::lru::Lru;
     use crate::testutil::requests;
     use wafer_trace::Request;
 
@@ -496,7 +497,7 @@ mod tests {
             ..*cfg
         };
         let mut m = simulate::<Lru, _>(
-            &LruParams::default(),
+            &NoParams,
             Input::Prepared(t),
             &cfg,
             &mut NullSink,

@@ -16,7 +16,7 @@
 //! blocks and the burst statistics of the sample stand for the trace's.
 
 use rayon::prelude::*;
-use wafer_trace::request::DEV_SHIFT;
+use wafer_trace::{key_dev, key_page};
 use wafer_trace::{Op, Request};
 
 use super::shards::{hash, rate_of, threshold, unit_key};
@@ -68,7 +68,6 @@ pub fn sample(t: &PreparedTrace, cfg: &SimConfig, s: &Sampling) -> Result<Sample
         }
     }
     let unit = t.granularity().unit();
-    let mask = (1u64 << DEV_SHIFT) - 1;
     let (keys, times) = (t.keys(), t.times());
     let mut reqs = Vec::new();
     let mut totals = [0u64; 4];
@@ -94,9 +93,9 @@ pub fn sample(t: &PreparedTrace, cfg: &SimConfig, s: &Sampling) -> Result<Sample
             let key = keys[p as usize];
             reqs.push(Request {
                 time_ns: times[ri as usize],
-                offset: (key & mask) * unit,
+                offset: key_page(key) * unit,
                 len: unit as u32,
-                dev: (key >> DEV_SHIFT) as u32,
+                dev: key_dev(key),
                 op,
             });
         }

@@ -30,7 +30,7 @@ use super::lru::{LruCore, LruCurve, Totals};
 use super::{SampleUnit, Sampling};
 use crate::engine::{Input, SimConfig};
 use crate::error::SimError;
-use crate::prepared::block_key;
+use wafer_trace::block_key;
 
 /// 2^64 as a float.
 const TWO64: f64 = 18_446_744_073_709_551_616.0;

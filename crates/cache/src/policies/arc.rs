@@ -24,20 +24,9 @@
 //! after [`Policy::reserve`].
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// ARC has no parameters (it tunes itself).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ArcParams {}
-
-impl ParamSet for ArcParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// Where a page is: low 3 bits the list, bit 3 the dirty flag.
 const NONE: u8 = 0;
@@ -122,13 +111,13 @@ impl Arc {
 }
 
 impl Policy for Arc {
-    type Params = ArcParams;
+    type Params = NoParams;
     const NAME: &'static str = "arc";
     const SUMMARY: &'static str =
         "adaptive replacement cache: recency and frequency lists with ghost-driven target";
     const CITATION: &'static str = "N. Megiddo and D. S. Modha, \"ARC: A Self-Tuning, Low Overhead Replacement Cache\", USENIX FAST 2003.";
 
-    fn new(capacity: u32, _: &ArcParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Arc {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -252,7 +241,7 @@ mod tests {
     /// Hand-worked vector after Fig. 4 (C = 2).
     #[test]
     fn spec_vector() {
-        let o = run::<Arc>(2, &ArcParams::default(), 4, "R1 R2 R1 R3 R2 R1");
+        let o = run::<Arc>(2, &NoParams, 4, "R1 R2 R1 R3 R2 R1");
         assert_eq!(o.evictions(), [2, 1, 3]);
         assert_eq!(o.hit_count(), 1);
         assert_eq!(o.policy.target(), 0.0);
@@ -262,7 +251,7 @@ mod tests {
     /// is written back when dirty.
     #[test]
     fn ghost_hit_adapts_and_writes_back() {
-        let o = run::<Arc>(2, &ArcParams::default(), 4, "W1 R2 R1 R3 R2");
+        let o = run::<Arc>(2, &NoParams, 4, "W1 R2 R1 R3 R2");
         assert_eq!(o.write_backs(), [1]);
         assert_eq!(o.evictions(), [2, 1]);
         assert_eq!(o.policy.target(), 1.0);
@@ -274,7 +263,7 @@ mod tests {
     /// Scan resistance: a page used twice survives a long one-time scan.
     #[test]
     fn frequent_page_survives_scan() {
-        let o = run::<Arc>(3, &ArcParams::default(), 4, "R1 R1 R2 R3 R4 R5 R6 R7 R1");
+        let o = run::<Arc>(3, &NoParams, 4, "R1 R1 R2 R3 R4 R5 R6 R7 R1");
         assert!(o.hits[8]);
     }
 }

@@ -13,7 +13,6 @@
 
 use crate::list::{IndexList, Links};
 use crate::policy::IoSink;
-use wafer_trace::request::DEV_SHIFT;
 
 /// Page state: not resident.
 pub const ABSENT: u8 = 0;
@@ -182,6 +181,5 @@ impl BlockGroups {
 /// `wafer_trace::page_key`, is kept out of the division).
 #[inline]
 pub fn offset_in_block(key: u64, ppb: u32) -> u32 {
-    let page = key & ((1u64 << DEV_SHIFT) - 1);
-    (page % u64::from(ppb.max(1))) as u32
+    (wafer_trace::key_page(key) % u64::from(ppb.max(1))) as u32
 }

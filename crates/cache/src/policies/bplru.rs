@@ -39,9 +39,8 @@
 
 use super::block_group::{offset_in_block, BlockGroups, ABSENT};
 use crate::list::{IndexList, Links, NIL};
-use crate::policy::{
-    parse_bool, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::choice;
+use crate::policy::{parse_bool, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
 /// When a full group is moved to the LRU end.
@@ -55,56 +54,31 @@ pub enum Compensation {
     AnyFull,
 }
 
-/// Parameters of [`Bplru`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct BplruParams {
-    /// Pad victim blocks to full-block writes.
-    pub padding: bool,
-    /// LRU compensation rule.
-    pub compensation: Compensation,
-}
-
-impl Default for BplruParams {
-    fn default() -> Self {
-        BplruParams {
-            padding: true,
-            compensation: Compensation::Sequential,
-        }
-    }
-}
-
-impl ParamSet for BplruParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "padding",
-            default: "true",
-            doc: "read the missing pages of a victim block and write the whole block",
-        },
-        ParamSpec {
-            name: "compensation",
-            default: "sequential",
-            doc: "move a group that becomes full to the LRU end: `sequential` (written in order from offset 0), `any_full` or `off`",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "padding" => self.padding = parse_bool(value)?,
-            "compensation" => {
-                self.compensation = match value.trim() {
-                    "sequential" => Compensation::Sequential,
-                    "any_full" | "any-full" => Compensation::AnyFull,
-                    "off" | "none" => Compensation::Off,
-                    _ => {
-                        return Err(format!(
-                            "expected `sequential`, `any_full` or `off`, found `{value}`"
-                        ))
-                    }
-                }
-            }
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+crate::params! {
+    /// Parameters of [`Bplru`].
+    pub struct BplruParams {
+        /// Pad victim blocks to full-block writes.
+        padding: bool = true,
+            doc "read the missing pages of a victim block and write the whole block",
+            parse parse_bool;
+        /// LRU compensation rule.
+        compensation: Compensation = Compensation::Sequential,
+            shown "sequential",
+            doc "move a group that becomes full to the LRU end: `sequential` (written in order from offset 0), `any_full` or `off`",
+            parse |v| {
+                let names = [
+                    ("sequential", Compensation::Sequential),
+                    ("any_full", Compensation::AnyFull),
+                    ("off", Compensation::Off),
+                ];
+                // Accepted spellings besides the listed names.
+                let alias = match v.trim() {
+                    "any-full" => "any_full",
+                    "none" => "off",
+                    _ => v,
+                };
+                choice(alias, &names)
+            };
     }
 }
 

@@ -68,35 +68,18 @@
 use std::collections::VecDeque;
 
 use crate::list::NIL;
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::choice;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`Bua`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct BuaParams {
-    /// Use Fig. 2's literal `ceil(4·zero/ppb)` instead of the text's inverse mapping.
-    pub literal: bool,
-}
-
-impl ParamSet for BuaParams {
-    const SPECS: &'static [ParamSpec] = &[ParamSpec {
-        name: "mapping",
-        default: "text",
-        doc: "dirty-page count from the block's cold dirty pages: `text` = 5 - max(1, ceil(4 zero/ppb)), `literal` = Fig. 2's ceil(4 zero/ppb)",
-    }];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "mapping" => {
-                self.literal = match value.trim() {
-                    "text" => false,
-                    "literal" => true,
-                    _ => return Err(format!("expected `text` or `literal`, found `{value}`")),
-                };
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`Bua`].
+    pub struct BuaParams {
+        /// Use Fig. 2's literal `ceil(4·zero/ppb)` instead of the text's inverse mapping.
+        literal as "mapping": bool = false,
+            shown "text",
+            doc "dirty-page count from the block's cold dirty pages: `text` = 5 - max(1, ceil(4 zero/ppb)), `literal` = Fig. 2's ceil(4 zero/ppb)",
+            parse |v| choice(v, &[("text", false), ("literal", true)]);
     }
 }
 
@@ -427,13 +410,9 @@ impl Policy for Bua {
 }
 
 #[cfg(test)]
-#[path = "bua_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
-    use super::reference::ReferenceBua;
     use super::*;
+    use crate::reference::bua::ReferenceBua;
     use crate::testutil::Recorder;
     use crate::testutil::{run, Ev};
 

@@ -26,20 +26,9 @@
 //! amortised per access: every step of a sweep clears a bit that a hit set.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// CAR has no parameters (it tunes itself).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CarParams {}
-
-impl ParamSet for CarParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 const NONE: u8 = 0;
 const T1: u8 = 1;
@@ -118,14 +107,14 @@ impl Car {
 }
 
 impl Policy for Car {
-    type Params = CarParams;
+    type Params = NoParams;
     const NAME: &'static str = "car";
     const SUMMARY: &'static str =
         "clock with adaptive replacement: ARC's adaptation over two clocks";
     const CITATION: &'static str =
         "S. Bansal and D. S. Modha, \"CAR: Clock with Adaptive Replacement\", USENIX FAST 2004.";
 
-    fn new(capacity: u32, _: &CarParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Car {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -237,7 +226,7 @@ mod tests {
     /// Hand-worked vector after Fig. 2 (C = 2); ARC evicts 2, 1, 3 on the same trace.
     #[test]
     fn spec_vector() {
-        let o = run::<Car>(2, &CarParams::default(), 4, "R1 R2 R1 R3 R2 R1");
+        let o = run::<Car>(2, &NoParams, 4, "R1 R2 R1 R3 R2 R1");
         assert_eq!(o.evictions(), [2, 3]);
         assert_eq!(o.hit_count(), 2);
         assert_eq!(o.policy.target(), 1.0);
@@ -248,7 +237,7 @@ mod tests {
     /// A dirty victim is written back; a referenced page survives one sweep.
     #[test]
     fn dirty_victim_and_second_chance() {
-        let o = run::<Car>(2, &CarParams::default(), 4, "W1 W2 R2 R3");
+        let o = run::<Car>(2, &NoParams, 4, "W1 W2 R2 R3");
         assert_eq!(o.write_backs(), [1]);
         let mut d = vec![];
         o.policy.dirty_pages(&mut d);

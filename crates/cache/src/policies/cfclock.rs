@@ -53,64 +53,23 @@
 //! Memory Systems", Journal of Computing Science and Engineering 8(3), 2014, Sec. V-A.
 
 use crate::bits::SummaryBits;
+use crate::params::{bit, fraction};
 use crate::policies::cflru::window_pages;
-use crate::policy::{
-    parse_f64, parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`CfClock`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct CfClockParams {
-    /// Window as a fraction of the frames, in `[0, 1]`.
-    pub window: f64,
-    /// Reference bit of a newly inserted page, 0 or 1.
-    pub insert_ref: u32,
-}
-
-impl Default for CfClockParams {
-    fn default() -> Self {
-        CfClockParams {
-            window: 1.0 / 3.0,
-            insert_ref: 1,
-        }
-    }
-}
-
-impl ParamSet for CfClockParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "window",
-            default: "0.3333 (1/3)",
-            doc: "frames searched from the hand for a clean (then dirty) unreferenced page, as a fraction of the cache, 0..=1 (w = max(1, floor(window x C)); paper 002 uses 1/3)",
-        },
-        ParamSpec {
-            name: "insert_ref",
-            default: "1",
-            doc: "reference bit of a newly inserted page: 1 (as TS-CLOCK) or 0 (paper 002's CLOCK family)",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "window" => {
-                let v = parse_f64(value)?;
-                if !(0.0..=1.0).contains(&v) {
-                    return Err(format!("expected a fraction in [0, 1], found `{value}`"));
-                }
-                self.window = v;
-                Ok(())
-            }
-            "insert_ref" => {
-                let v = parse_u32(value)?;
-                if v > 1 {
-                    return Err(format!("expected 0 or 1, found `{value}`"));
-                }
-                self.insert_ref = v;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`CfClock`].
+    pub struct CfClockParams {
+        /// Window as a fraction of the frames, in `[0, 1]`.
+        window: f64 = 1.0 / 3.0,
+            shown "0.3333 (1/3)",
+            doc "frames searched from the hand for a clean (then dirty) unreferenced page, as a fraction of the cache, 0..=1 (w = max(1, floor(window x C)); paper 002 uses 1/3)",
+            parse fraction;
+        /// Reference bit of a newly inserted page, 0 or 1.
+        insert_ref: u32 = 1,
+            doc "reference bit of a newly inserted page: 1 (as TS-CLOCK) or 0 (paper 002's CLOCK family)",
+            parse bit;
     }
 }
 
@@ -310,6 +269,7 @@ impl Policy for CfClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::ParamSet;
     use crate::testutil::{run, Ev};
 
     fn params(window: f64, insert_ref: u32) -> CfClockParams {

@@ -40,43 +40,17 @@
 //! algorithm for flash memory", Proc. CASES 2006, pp. 234-241.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{
-    parse_f64, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::fraction;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`Cflru`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct CflruParams {
-    /// Clean-first region as a fraction of the capacity, in `[0, 1]`.
-    pub window: f64,
-}
-
-impl Default for CflruParams {
-    fn default() -> Self {
-        CflruParams { window: 0.25 }
-    }
-}
-
-impl ParamSet for CflruParams {
-    const SPECS: &'static [ParamSpec] = &[ParamSpec {
-        name: "window",
-        default: "0.25",
-        doc: "clean-first region as a fraction of the cache, 0..=1 (w = max(1, floor(window x C)) pages; 0.25 in papers 000/001, 1/3 in 002)",
-    }];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "window" => {
-                let v = parse_f64(value)?;
-                if !(0.0..=1.0).contains(&v) {
-                    return Err(format!("expected a fraction in [0, 1], found `{value}`"));
-                }
-                self.window = v;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`Cflru`].
+    pub struct CflruParams {
+        /// Clean-first region as a fraction of the capacity, in `[0, 1]`.
+        window: f64 = 0.25,
+            doc "clean-first region as a fraction of the cache, 0..=1 (w = max(1, floor(window x C)) pages; 0.25 in papers 000/001, 1/3 in 002)",
+            parse fraction;
     }
 }
 
@@ -266,6 +240,7 @@ impl Policy for Cflru {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::ParamSet;
     use crate::testutil::{run, Ev};
 
     fn params(window: f64) -> CflruParams {
@@ -344,10 +319,11 @@ mod tests {
     /// With window = 0 (w = 1) CFLRU is LRU.
     #[test]
     fn window_zero_is_lru() {
-        use crate::policies::lru::{Lru, LruParams};
+        use crate::params::NoParams;
+        use crate::policies::lru::Lru;
         let t = "W1 R2 W3 R1 R4 W2 R5 R1 W6 R3 R3 R7 W1 R8 R2";
         let a = run::<Cflru>(3, &params(0.0), 4, t);
-        let b = run::<Lru>(3, &LruParams::default(), 4, t);
+        let b = run::<Lru>(3, &NoParams, 4, t);
         assert_eq!(a.hits, b.hits);
         assert_eq!(a.events, b.events);
     }

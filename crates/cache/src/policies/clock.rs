@@ -28,43 +28,17 @@
 
 use std::collections::VecDeque;
 
-use crate::policy::{
-    parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::bit;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`Clock`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClockParams {
-    /// Reference bit of a newly inserted page, 0 or 1.
-    pub insert_ref: u32,
-}
-
-impl Default for ClockParams {
-    fn default() -> Self {
-        ClockParams { insert_ref: 1 }
-    }
-}
-
-impl ParamSet for ClockParams {
-    const SPECS: &'static [ParamSpec] = &[ParamSpec {
-        name: "insert_ref",
-        default: "1",
-        doc: "reference bit of a newly inserted page: 1 (as TS-CLOCK) or 0 (classic, libCacheSim)",
-    }];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "insert_ref" => {
-                let v = parse_u32(value)?;
-                if v > 1 {
-                    return Err(format!("expected 0 or 1, found `{value}`"));
-                }
-                self.insert_ref = v;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`Clock`].
+    pub struct ClockParams {
+        /// Reference bit of a newly inserted page, 0 or 1.
+        insert_ref: u32 = 1,
+            doc "reference bit of a newly inserted page: 1 (as TS-CLOCK) or 0 (classic, libCacheSim)",
+            parse bit;
     }
 }
 
@@ -226,6 +200,7 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::ParamSet;
     use crate::testutil::{run, Ev};
 
     fn ring(c: &Clock) -> Vec<(u32, bool)> {

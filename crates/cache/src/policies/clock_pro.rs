@@ -41,43 +41,17 @@
 //! are O(1) amortised (each step clears a bit or changes a status).
 
 use crate::list::{IndexList, Links, NIL};
-use crate::policy::{
-    parse_f64, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::open_unit;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of CLOCK-Pro.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClockProParams {
-    /// Initial cold target as a share of the capacity.
-    pub cold_ratio: f64,
-}
-
-impl Default for ClockProParams {
-    fn default() -> Self {
-        ClockProParams { cold_ratio: 0.01 }
-    }
-}
-
-impl ParamSet for ClockProParams {
-    const SPECS: &'static [ParamSpec] = &[ParamSpec {
-        name: "cold_ratio",
-        default: "0.01",
-        doc: "initial cold-page target as a share of the capacity, in (0, 1); at least one page",
-    }];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "cold_ratio" => {
-                let v = parse_f64(value)?;
-                if !(v > 0.0 && v < 1.0) {
-                    return Err(format!("must be in (0, 1), found {v}"));
-                }
-                self.cold_ratio = v;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of CLOCK-Pro.
+    pub struct ClockProParams {
+        /// Initial cold target as a share of the capacity.
+        cold_ratio: f64 = 0.01,
+            doc "initial cold-page target as a share of the capacity, in (0, 1); at least one page",
+            parse open_unit;
     }
 }
 
@@ -421,14 +395,11 @@ impl Policy for ClockPro {
 }
 
 #[cfg(test)]
-#[path = "clock_pro_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
-    use super::reference::ReferenceClockPro;
     use super::*;
-    use crate::policies::fifo::{Fifo, FifoParams};
+    use crate::params::NoParams;
+    use crate::policies::fifo::Fifo;
+    use crate::reference::clock_pro::ReferenceClockPro;
     use crate::testutil::run;
     use crate::testutil::Recorder;
 
@@ -438,7 +409,7 @@ mod tests {
         let trace: Vec<String> = (1..=40).map(|p| format!("R{p}")).collect();
         let trace = trace.join(" ");
         let o = run::<ClockPro>(5, &ClockProParams::default(), 4, &trace);
-        let f = run::<Fifo>(5, &FifoParams::default(), 4, &trace);
+        let f = run::<Fifo>(5, &NoParams, 4, &trace);
         assert_eq!(o.evictions(), f.evictions());
         assert_eq!(o.evictions()[..3], [1, 2, 3]);
     }

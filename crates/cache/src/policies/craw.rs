@@ -62,7 +62,7 @@ impl Policy for Craw {
     fn new(capacity: u32, params: &CrawParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let mut c = CrawCore::new(
             capacity,
-            params,
+            &params.into(),
             ctx.write_read_cost_ratio,
             false,
             Self::NAME,

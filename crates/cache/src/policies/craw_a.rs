@@ -22,20 +22,9 @@
 //!
 //! Series: as CRAW (`S_R` is S_T, `R` is |T|). Memory and cost as CRAW.
 
-use super::craw_core::{CrawCore, CrawParams, CRAW_A_SPECS, SERIES};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
-
-/// Parameters of [`CrawA`]: those of CRAW plus `write_fault_adapts_t`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CrawAParams(pub CrawParams);
-
-impl ParamSet for CrawAParams {
-    const SPECS: &'static [ParamSpec] = CRAW_A_SPECS;
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.0.set_key(key, value)
-    }
-}
+pub use super::craw_core::CrawAParams;
+use super::craw_core::{CrawCore, SERIES};
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 
 /// CRAW-A (paper 002 Sec. VI-A).
 #[derive(Debug)]
@@ -52,7 +41,7 @@ impl Policy for CrawA {
     fn new(capacity: u32, params: &CrawAParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let mut c = CrawCore::new(
             capacity,
-            &params.0,
+            params,
             ctx.write_read_cost_ratio,
             true,
             Self::NAME,
@@ -98,14 +87,15 @@ impl Policy for CrawA {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::craw_core::CrawParams;
     use crate::testutil::{run_ctx, Ev};
 
     fn params(adapt: bool) -> CrawAParams {
-        CrawAParams(CrawParams {
+        CrawAParams {
             c: Some(2.0),
             write_fault_adapts_t: adapt,
-            ..CrawParams::default()
-        })
+            ..CrawAParams::default()
+        }
     }
 
     fn ctx() -> PolicyCtx {

@@ -19,72 +19,61 @@
 //! page).
 
 use crate::list::{IndexList, Links};
-use crate::policy::{parse_bool, parse_f64, IoSink, ParamError, ParamSet, ParamSpec};
+use crate::policy::{parse_bool, parse_f64, IoSink, ParamError};
 use wafer_trace::Op;
 
-/// Parameters of CRAW and CRAW-A.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CrawParams {
-    /// Cost ratio `c = t_w / t_r`; `None` = from the run's cost model.
-    pub c: Option<f64>,
-    /// Write a dirty page back (and mark it clean) when it is unlinked from W while
-    /// still linked in R, instead of when it finally leaves memory (an option beside
-    /// [`super::craw`]'s "written back iff dirty when it leaves memory").
-    pub clean_on_w_unlink: bool,
-    /// CRAW-A only: a write fault on a page in T' adapts the sizes as a read fault
-    /// there would (Fig. 16 is not in our copy; see [`super::craw_a`]); ignored by CRAW.
-    pub write_fault_adapts_t: bool,
-}
+/// Doc of CRAW's and CRAW-A's `c`.
+const C_DOC: &str =
+    "write/read cost ratio (> 0): S_R starts at S/c and grows by one every c read-ghost hits";
+/// Doc of CRAW's and CRAW-A's `clean_on_w_unlink`.
+const CLEAN_DOC: &str =
+    "write a dirty page back when it leaves W but stays in R (default: when it leaves memory)";
+/// Shown default of `c`.
+const C_SHOWN: &str = "t_w/t_r of the cost model (8)";
 
-/// Parameter table of CRAW.
-pub const CRAW_SPECS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "c",
-        default: "t_w/t_r of the cost model (8)",
-        doc: "write/read cost ratio (> 0): S_R starts at S/c and grows by one every c read-ghost hits",
-    },
-    ParamSpec {
-        name: "clean_on_w_unlink",
-        default: "false",
-        doc: "write a dirty page back when it leaves W but stays in R (default: when it leaves memory)",
-    },
-];
-
-/// Parameter table of CRAW-A.
-pub const CRAW_A_SPECS: &[ParamSpec] = &[
-    CRAW_SPECS[0],
-    CRAW_SPECS[1],
-    ParamSpec {
-        name: "write_fault_adapts_t",
-        default: "false",
-        doc: "a write fault on a page of T' adapts the sizes like a read fault there (Fig. 16 of paper 002 is not available)",
-    },
-];
-
-impl CrawParams {
-    /// Set `key` (see [`CRAW_A_SPECS`]) from text.
-    pub fn set_key(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "c" => {
-                let c = parse_f64(value)?;
-                if c <= 0.0 {
-                    return Err(format!("expected a number > 0, found `{value}`"));
-                }
-                self.c = Some(c);
-            }
-            "clean_on_w_unlink" => self.clean_on_w_unlink = parse_bool(value)?,
-            "write_fault_adapts_t" => self.write_fault_adapts_t = parse_bool(value)?,
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+/// The cost ratio `c`: a number > 0.
+fn cost_ratio(value: &str) -> Result<Option<f64>, String> {
+    match parse_f64(value)? {
+        c if c > 0.0 => Ok(Some(c)),
+        _ => Err(format!("expected a number > 0, found `{value}`")),
     }
 }
 
-impl ParamSet for CrawParams {
-    const SPECS: &'static [ParamSpec] = CRAW_SPECS;
+crate::params! {
+    /// Parameters of CRAW.
+    pub struct CrawParams {
+        /// Cost ratio `c = t_w / t_r`; `None` = from the run's cost model.
+        c: Option<f64> = None, shown C_SHOWN, doc C_DOC, parse cost_ratio;
+        /// Write a dirty page back (and mark it clean) when it is unlinked from W while
+        /// still linked in R, instead of when it finally leaves memory (an option beside
+        /// [`super::craw`]'s "written back iff dirty when it leaves memory").
+        clean_on_w_unlink: bool = false, doc CLEAN_DOC, parse parse_bool;
+    }
+}
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        self.set_key(key, value)
+crate::params! {
+    /// Parameters of CRAW-A: those of CRAW plus `write_fault_adapts_t`.
+    pub struct CrawAParams {
+        /// As [`CrawParams::c`].
+        c: Option<f64> = None, shown C_SHOWN, doc C_DOC, parse cost_ratio;
+        /// As [`CrawParams::clean_on_w_unlink`].
+        clean_on_w_unlink: bool = false, doc CLEAN_DOC, parse parse_bool;
+        /// A write fault on a page in T' adapts the sizes as a read fault there would
+        /// (Fig. 16 is not in our copy; see [`super::craw_a`]).
+        write_fault_adapts_t: bool = false,
+            doc "a write fault on a page of T' adapts the sizes like a read fault there (Fig. 16 of paper 002 is not available)",
+            parse parse_bool;
+    }
+}
+
+impl From<&CrawParams> for CrawAParams {
+    /// CRAW's parameters for the shared machine (CRAW has no T area to adapt).
+    fn from(p: &CrawParams) -> CrawAParams {
+        CrawAParams {
+            c: p.c,
+            clean_on_w_unlink: p.clean_on_w_unlink,
+            write_fault_adapts_t: false,
+        }
     }
 }
 
@@ -147,7 +136,7 @@ impl CrawCore {
     /// A machine of `capacity` frames; `all_refs` selects CRAW-A.
     pub fn new(
         capacity: u32,
-        params: &CrawParams,
+        params: &CrawAParams,
         default_c: f64,
         all_refs: bool,
         name: &str,

@@ -10,20 +10,9 @@
 //! a virtual-storage computer", IBM Systems Journal 5(2), 1966, compares it first.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// FIFO has no parameters.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FifoParams {}
-
-impl ParamSet for FifoParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// First in, first out.
 #[derive(Debug)]
@@ -41,12 +30,12 @@ const CLEAN: u8 = 1;
 const DIRTY: u8 = 2;
 
 impl Policy for Fifo {
-    type Params = FifoParams;
+    type Params = NoParams;
     const NAME: &'static str = "fifo";
     const SUMMARY: &'static str = "first in, first out; hits do not reorder";
     const CITATION: &'static str = "Textbook FIFO; L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2):78-101, 1966.";
 
-    fn new(capacity: u32, _: &FifoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Fifo {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -116,13 +105,14 @@ impl Policy for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policies::lru::{Lru, LruParams};
+    use crate::params::NoParams;
+    use crate::policies::lru::Lru;
     use crate::testutil::{run, Ev};
 
     /// Hand-worked vector (C = 3): `R4` evicts 1, then `R1` misses and evicts 2.
     #[test]
     fn spec_vector() {
-        let o = run::<Fifo>(3, &FifoParams::default(), 4, "R1 R2 R3 R1 R4 R1");
+        let o = run::<Fifo>(3, &NoParams, 4, "R1 R2 R3 R1 R4 R1");
         assert_eq!(o.hits, [false, false, false, true, false, false]);
         assert_eq!(o.evictions(), [1, 2]);
         assert_eq!(o.hit_count(), 1);
@@ -131,14 +121,14 @@ mod tests {
     /// The same trace under LRU evicts 2 at `R4` and hits on the last `R1`.
     #[test]
     fn differs_from_lru_as_the_spec_says() {
-        let o = run::<Lru>(3, &LruParams::default(), 4, "R1 R2 R3 R1 R4 R1");
+        let o = run::<Lru>(3, &NoParams, 4, "R1 R2 R3 R1 R4 R1");
         assert_eq!(o.evictions(), [2]);
         assert_eq!(o.hit_count(), 2);
     }
 
     #[test]
     fn dirty_pages_are_written_back_once() {
-        let o = run::<Fifo>(2, &FifoParams::default(), 4, "W1 W1 R2 R3 W2 R4");
+        let o = run::<Fifo>(2, &NoParams, 4, "W1 W1 R2 R3 W2 R4");
         assert_eq!(o.events[3], [Ev::Wb(1)]);
         assert_eq!(o.events[5], [Ev::Wb(2)]);
         assert_eq!(o.write_backs(), [1, 2]);

@@ -59,60 +59,24 @@ use std::collections::BTreeSet;
 
 use super::block_group::{offset_in_block, BlockGroups, ABSENT};
 use crate::list::{IndexList, Links, NIL};
-use crate::policy::{
-    parse_bool, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::policy::{parse_bool, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`LbClock`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct LbClockParams {
-    /// Heuristic H1: sequential writes do not set the recency bit.
-    pub h1: bool,
-    /// Heuristic H2: a write that fills a block clears its recency bit.
-    pub h2: bool,
-    /// Cache reads too (host buffer cache); false = write cache, reads bypass.
-    pub unified: bool,
-}
-
-impl Default for LbClockParams {
-    fn default() -> Self {
-        LbClockParams {
-            h1: true,
-            h2: true,
-            unified: true,
-        }
-    }
-}
-
-impl ParamSet for LbClockParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "h1",
-            default: "true",
-            doc: "reconstructed heuristic: a write continuing a sequential stream in its block does not set the recency bit",
-        },
-        ParamSpec {
-            name: "h2",
-            default: "true",
-            doc: "reconstructed heuristic: a write that fills its block clears the block's recency bit",
-        },
-        ParamSpec {
-            name: "unified",
-            default: "true",
-            doc: "cache reads as well (host buffer cache, paper 000); false = SSD write cache, reads bypass",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = parse_bool(value)?;
-        match key {
-            "h1" => self.h1 = v,
-            "h2" => self.h2 = v,
-            "unified" => self.unified = v,
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+crate::params! {
+    /// Parameters of [`LbClock`].
+    pub struct LbClockParams {
+        /// Heuristic H1: sequential writes do not set the recency bit.
+        h1: bool = true,
+            doc "reconstructed heuristic: a write continuing a sequential stream in its block does not set the recency bit",
+            parse parse_bool;
+        /// Heuristic H2: a write that fills a block clears its recency bit.
+        h2: bool = true,
+            doc "reconstructed heuristic: a write that fills its block clears the block's recency bit",
+            parse parse_bool;
+        /// Cache reads too (host buffer cache); false = write cache, reads bypass.
+        unified: bool = true,
+            doc "cache reads as well (host buffer cache, paper 000); false = SSD write cache, reads bypass",
+            parse parse_bool;
     }
 }
 

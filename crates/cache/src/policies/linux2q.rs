@@ -27,65 +27,27 @@
 //! amortised per access (each demotion follows an insertion; rotations clear a flag).
 
 use crate::list::{IndexList, Links};
-use crate::policy::{
-    parse_bool, parse_f64, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::policy::{parse_bool, parse_f64, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of Linux2Q.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Linux2QParams {
-    /// Largest share of the resident pages on the active list.
-    pub active_ratio: f64,
-    /// Give referenced pages at the list tails a second chance (mapped pages).
-    pub rotate_referenced: bool,
-    /// Clear the referenced flag when a page is demoted.
-    pub clear_ref_on_demote: bool,
-}
-
-impl Default for Linux2QParams {
-    fn default() -> Self {
-        Linux2QParams {
-            active_ratio: 0.5,
-            rotate_referenced: false,
-            clear_ref_on_demote: true,
-        }
-    }
-}
-
-impl ParamSet for Linux2QParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "active_ratio",
-            default: "0.5",
-            doc: "largest share of resident pages on the active list, in [0, 1) (0.67 approximates older kernels)",
-        },
-        ParamSpec {
-            name: "rotate_referenced",
-            default: "false",
-            doc: "referenced pages at a list tail get a second chance (models mapped pages)",
-        },
-        ParamSpec {
-            name: "clear_ref_on_demote",
-            default: "true",
-            doc: "clear the referenced flag on demotion (false mimics 2.6.11)",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "active_ratio" => {
-                let v = parse_f64(value)?;
-                if !(0.0..1.0).contains(&v) {
-                    return Err(format!("must be in [0, 1), found {v}"));
-                }
-                self.active_ratio = v;
-            }
-            "rotate_referenced" => self.rotate_referenced = parse_bool(value)?,
-            "clear_ref_on_demote" => self.clear_ref_on_demote = parse_bool(value)?,
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+crate::params! {
+    /// Parameters of Linux2Q.
+    pub struct Linux2QParams {
+        /// Largest share of the resident pages on the active list.
+        active_ratio: f64 = 0.5,
+            doc "largest share of resident pages on the active list, in [0, 1) (0.67 approximates older kernels)",
+            parse |v| match parse_f64(v)? {
+                v if (0.0..1.0).contains(&v) => Ok(v),
+                v => Err(format!("must be in [0, 1), found {v}")),
+            };
+        /// Give referenced pages at the list tails a second chance (mapped pages).
+        rotate_referenced: bool = false,
+            doc "referenced pages at a list tail get a second chance (models mapped pages)",
+            parse parse_bool;
+        /// Clear the referenced flag when a page is demoted.
+        clear_ref_on_demote: bool = true,
+            doc "clear the referenced flag on demotion (false mimics 2.6.11)",
+            parse parse_bool;
     }
 }
 

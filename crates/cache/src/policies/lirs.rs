@@ -35,59 +35,21 @@
 //! page can be on S and Q at once) and one flag byte. O(1) amortised per access (pruning removes each entry once).
 
 use crate::list::{IndexList, Links};
-use crate::policy::{
-    parse_f64, parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::open_unit;
+use crate::policy::{parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of LIRS.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LirsParams {
-    /// Share of the capacity for resident HIR pages.
-    pub hirs_ratio: f64,
-    /// Bound on the entries of S as a multiple of the capacity (0 = unbounded).
-    pub stack_limit: u32,
-}
-
-impl Default for LirsParams {
-    fn default() -> Self {
-        LirsParams {
-            hirs_ratio: 0.01,
-            stack_limit: 0,
-        }
-    }
-}
-
-impl ParamSet for LirsParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "hirs_ratio",
-            default: "0.01",
-            doc: "share of the capacity for resident HIR pages, in (0, 1); at least one page",
-        },
-        ParamSpec {
-            name: "stack_limit",
-            default: "0",
-            doc: "bound on the LIRS stack as a multiple of the capacity, dropping the oldest non-resident entries (0 = unbounded; libCacheSim uses 2)",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "hirs_ratio" => {
-                let v = parse_f64(value)?;
-                if !(v > 0.0 && v < 1.0) {
-                    return Err(format!("must be in (0, 1), found {v}"));
-                }
-                self.hirs_ratio = v;
-                Ok(())
-            }
-            "stack_limit" => {
-                self.stack_limit = parse_u32(value)?;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of LIRS.
+    pub struct LirsParams {
+        /// Share of the capacity for resident HIR pages.
+        hirs_ratio: f64 = 0.01,
+            doc "share of the capacity for resident HIR pages, in (0, 1); at least one page",
+            parse open_unit;
+        /// Bound on the entries of S as a multiple of the capacity (0 = unbounded).
+        stack_limit: u32 = 0,
+            doc "bound on the LIRS stack as a multiple of the capacity, dropping the oldest non-resident entries (0 = unbounded; libCacheSim uses 2)",
+            parse parse_u32;
     }
 }
 

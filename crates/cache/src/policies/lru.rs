@@ -5,20 +5,9 @@
 //! Per page: two `u32` links and one dirty byte. O(1) per access.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// LRU has no parameters.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LruParams {}
-
-impl ParamSet for LruParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// Least recently used.
 #[derive(Debug)]
@@ -35,13 +24,13 @@ const CLEAN: u8 = 1;
 const DIRTY: u8 = 2;
 
 impl Policy for Lru {
-    type Params = LruParams;
+    type Params = NoParams;
     const NAME: &'static str = "lru";
     const SUMMARY: &'static str = "least recently used";
     const CITATION: &'static str =
         "Textbook LRU; e.g. A. Silberschatz, P. B. Galvin, G. Gagne, Operating System Concepts, Wiley.";
 
-    fn new(capacity: u32, _: &LruParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Lru {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -121,7 +110,7 @@ mod tests {
     /// Hand-worked vector 1 (C = 3).
     #[test]
     fn spec_vector_1() {
-        let o = run::<Lru>(3, &LruParams::default(), 4, "R1 R2 R3 R1 R4");
+        let o = run::<Lru>(3, &NoParams, 4, "R1 R2 R3 R1 R4");
         assert_eq!(o.hits, [false, false, false, true, false]);
         assert_eq!(o.evictions(), [2]);
     }
@@ -129,7 +118,7 @@ mod tests {
     /// Hand-worked vector 2: dirty eviction and dirty_at_end.
     #[test]
     fn spec_vector_2() {
-        let o = run::<Lru>(3, &LruParams::default(), 4, "W1 R2 R3 R4 W2 R1");
+        let o = run::<Lru>(3, &NoParams, 4, "W1 R2 R3 R4 W2 R1");
         assert_eq!(o.events[3], [Ev::Wb(1)]);
         assert_eq!(o.events[5], [Ev::Ev(3)]);
         assert_eq!(o.hit_count(), 1);

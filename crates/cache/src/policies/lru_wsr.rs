@@ -26,20 +26,9 @@
 //! Electronics 54(3), 2008, pp. 1215-1223.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// LRU-WSR has no parameters.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LruWsrParams {}
-
-impl ParamSet for LruWsrParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// LRU with write sequence reordering.
 #[derive(Debug)]
@@ -81,14 +70,14 @@ impl LruWsr {
 }
 
 impl Policy for LruWsr {
-    type Params = LruWsrParams;
+    type Params = NoParams;
     const NAME: &'static str = "lru-wsr";
     const SUMMARY: &'static str =
         "LRU whose dirty pages get a second trip through the list (cold flag) before write-back";
     const CITATION: &'static str = "H. Jung, H. Shim, S. Park, S. Kang, J. Cha, \"LRU-WSR: integration of LRU and writes sequence reordering for flash memory\", IEEE Transactions on Consumer Electronics 54(3), 2008, pp. 1215-1223.";
     const FLASH_AWARE: bool = true;
 
-    fn new(capacity: u32, _: &LruWsrParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(LruWsr {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -176,9 +165,9 @@ mod tests {
     /// again.
     #[test]
     fn spec_vector_1() {
-        let o = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4 R5 R6");
+        let o = run::<LruWsr>(3, &NoParams, 4, "W1 R2 R3 R4 R5 R6");
         assert_eq!(o.events[3], [Ev::Ev(2)]);
-        let o4 = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4");
+        let o4 = run::<LruWsr>(3, &NoParams, 4, "W1 R2 R3 R4");
         // LRU -> MRU: 3, 1c, 4 (listed here MRU first).
         assert_eq!(
             list(&o4.policy),
@@ -193,7 +182,7 @@ mod tests {
     /// so it gets another second chance when it reaches the LRU end.
     #[test]
     fn spec_vector_2() {
-        let o = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4 W1 R5 R6 R7");
+        let o = run::<LruWsr>(3, &NoParams, 4, "W1 R2 R3 R4 W1 R5 R6 R7");
         assert!(o.hits[4]);
         assert_eq!(o.evictions(), [2, 3, 4, 5]);
         assert!(o.write_backs().is_empty());
@@ -210,7 +199,7 @@ mod tests {
     fn read_hit_on_dirty_page_clears_cold() {
         // After R4: 3, 1c, 4. R1 hits 1 (dirty, cold) -> hot. R5 evicts 3, R6 evicts 4,
         // R7 finds 1 hot again: cold, MRU; evicts 5.
-        let o = run::<LruWsr>(3, &LruWsrParams::default(), 4, "W1 R2 R3 R4 R1 R5 R6 R7");
+        let o = run::<LruWsr>(3, &NoParams, 4, "W1 R2 R3 R4 R1 R5 R6 R7");
         assert_eq!(o.evictions(), [2, 3, 4, 5]);
         // Without the clearing, R7 would have written back 1.
         assert!(o.write_backs().is_empty());
@@ -219,10 +208,11 @@ mod tests {
     /// A read hit on a clean page leaves it clean; LRU-WSR then equals LRU.
     #[test]
     fn all_clean_is_lru() {
-        use crate::policies::lru::{Lru, LruParams};
+        use crate::params::NoParams;
+        use crate::policies::lru::Lru;
         let t = "R1 R2 R3 R1 R4 R2 R5 R1 R6 R3 R3 R7 R1";
-        let a = run::<LruWsr>(3, &LruWsrParams::default(), 4, t);
-        let b = run::<Lru>(3, &LruParams::default(), 4, t);
+        let a = run::<LruWsr>(3, &NoParams, 4, t);
+        let b = run::<Lru>(3, &NoParams, 4, t);
         assert_eq!(a.hits, b.hits);
         assert_eq!(a.events, b.events);
     }
@@ -231,7 +221,7 @@ mod tests {
     /// LRU order; the search terminates.
     #[test]
     fn all_dirty_terminates() {
-        let o = run::<LruWsr>(2, &LruWsrParams::default(), 4, "W1 W2 W3 W4");
+        let o = run::<LruWsr>(2, &NoParams, 4, "W1 W2 W3 W4");
         // W3: 1 -> cold, MRU; 2 -> cold, MRU; 1 cold -> WB1.
         assert_eq!(o.events[2], [Ev::Wb(1)]);
         // W4: LRU is 2 (cold) -> WB2.

@@ -24,20 +24,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// OPT has no parameters.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct OptParams {}
-
-impl ParamSet for OptParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// Heap entry: farthest next use first, then lowest key.
 type Entry = (u64, Reverse<u64>, u32);
@@ -58,7 +47,7 @@ const RESIDENT: u8 = 1;
 const DIRTY: u8 = 2;
 
 impl Policy for Opt {
-    type Params = OptParams;
+    type Params = NoParams;
     const NAME: &'static str = "opt";
     const ALIASES: &'static [&'static str] = &["belady", "min"];
     const SUMMARY: &'static str =
@@ -66,7 +55,7 @@ impl Policy for Opt {
     const CITATION: &'static str = "L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2):78-101, 1966.";
     const NEEDS_NEXT_USE: bool = true;
 
-    fn new(capacity: u32, _: &OptParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);
         Ok(Opt {
             cap,
@@ -180,19 +169,14 @@ mod tests {
     /// Hand-worked vector: the classic 7-fault result for 3 frames.
     #[test]
     fn spec_vector() {
-        let o = run::<Opt>(
-            3,
-            &OptParams::default(),
-            4,
-            "R1 R2 R3 R4 R1 R2 R5 R1 R2 R3 R4 R5",
-        );
+        let o = run::<Opt>(3, &NoParams, 4, "R1 R2 R3 R4 R1 R2 R5 R1 R2 R3 R4 R5");
         assert_eq!(o.evictions(), [3, 4, 1, 2]);
         assert_eq!(o.hit_count(), 5);
     }
 
     #[test]
     fn dirty_victims_are_written_back_and_reported_at_end() {
-        let o = run::<Opt>(2, &OptParams::default(), 4, "W1 W2 R3 R2");
+        let o = run::<Opt>(2, &NoParams, 4, "W1 W2 R3 R2");
         // R3: 1 and 2 ... 1 never used again (∞), 2 at 3 -> evict 1.
         assert_eq!(o.write_backs(), [1]);
         let mut d = vec![];
@@ -203,7 +187,7 @@ mod tests {
     #[test]
     fn heap_stays_bounded() {
         let trace: Vec<String> = (0..2000).map(|i| format!("R{}", i % 7)).collect();
-        let o = run::<Opt>(3, &OptParams::default(), 4, &trace.join(" "));
+        let o = run::<Opt>(3, &NoParams, 4, &trace.join(" "));
         assert!(o.policy.heap.len() <= 2 * 3 + 1);
     }
 }

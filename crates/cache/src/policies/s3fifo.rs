@@ -36,77 +36,31 @@
 //! decrements a counter that only hits increment.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{
-    parse_f64, parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::open_unit;
+use crate::policy::{parse_f64, parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of S3-FIFO.
-#[derive(Clone, Debug, PartialEq)]
-pub struct S3FifoParams {
-    /// Share of the capacity given to the small FIFO.
-    pub small_ratio: f64,
-    /// Ghost entries as a share of the capacity.
-    pub ghost_ratio: f64,
-    /// Counter value at which a page leaves S for M.
-    pub threshold: u32,
-}
-
-impl Default for S3FifoParams {
-    fn default() -> Self {
-        S3FifoParams {
-            small_ratio: 0.1,
-            ghost_ratio: 0.9,
-            threshold: 2,
-        }
-    }
-}
-
-impl ParamSet for S3FifoParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "small_ratio",
-            default: "0.1",
-            doc: "share of the capacity for the small FIFO, in (0, 1)",
-        },
-        ParamSpec {
-            name: "ghost_ratio",
-            default: "0.9",
-            doc: "ghost FIFO entries as a share of the capacity, >= 0",
-        },
-        ParamSpec {
-            name: "threshold",
-            default: "2",
-            doc: "access count (1..=3) at which a page moves from the small to the main FIFO",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "small_ratio" => {
-                let v = parse_f64(value)?;
-                if !(v > 0.0 && v < 1.0) {
-                    return Err(format!("must be in (0, 1), found {v}"));
-                }
-                self.small_ratio = v;
-            }
-            "ghost_ratio" => {
-                let v = parse_f64(value)?;
-                if v < 0.0 {
-                    return Err(format!("must be >= 0, found {v}"));
-                }
-                self.ghost_ratio = v;
-            }
-            "threshold" => {
-                let v = parse_u32(value)?;
-                if !(1..=3).contains(&v) {
-                    return Err(format!("must be 1, 2 or 3, found {v}"));
-                }
-                self.threshold = v;
-            }
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+crate::params! {
+    /// Parameters of S3-FIFO.
+    pub struct S3FifoParams {
+        /// Share of the capacity given to the small FIFO.
+        small_ratio: f64 = 0.1,
+            doc "share of the capacity for the small FIFO, in (0, 1)",
+            parse open_unit;
+        /// Ghost entries as a share of the capacity.
+        ghost_ratio: f64 = 0.9,
+            doc "ghost FIFO entries as a share of the capacity, >= 0",
+            parse |v| match parse_f64(v)? {
+                v if v < 0.0 => Err(format!("must be >= 0, found {v}")),
+                v => Ok(v),
+            };
+        /// Counter value at which a page leaves S for M.
+        threshold: u32 = 2,
+            doc "access count (1..=3) at which a page moves from the small to the main FIFO",
+            parse |v| match parse_u32(v)? {
+                v @ 1..=3 => Ok(v),
+                v => Err(format!("must be 1, 2 or 3, found {v}")),
+            };
     }
 }
 

@@ -18,20 +18,9 @@
 //! Per page: two `u32` links and one state byte. Amortised O(1) per access.
 
 use crate::list::{IndexList, Links, NIL};
-use crate::policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
+use crate::params::NoParams;
+use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
-
-/// SIEVE has no parameters.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SieveParams {}
-
-impl ParamSet for SieveParams {
-    const SPECS: &'static [ParamSpec] = &[];
-
-    fn set(&mut self, key: &str, _: &str) -> Result<(), String> {
-        Err(format!("unknown parameter `{key}`"))
-    }
-}
 
 /// SIEVE.
 #[derive(Debug)]
@@ -51,13 +40,13 @@ const DIRTY: u8 = 2;
 const VISITED: u8 = 4;
 
 impl Policy for Sieve {
-    type Params = SieveParams;
+    type Params = NoParams;
     const NAME: &'static str = "sieve";
     const SUMMARY: &'static str =
         "FIFO with a visited bit; the hand sifts from old to new and keeps survivors in place";
     const CITATION: &'static str = "Y. Zhang, J. Yang, Y. Yue, Y. Vigfusson, K. V. Rashmi, SIEVE is Simpler than LRU: an Efficient Turn-Key Eviction Algorithm for Web Caches, USENIX NSDI 2024.";
 
-    fn new(capacity: u32, _: &SieveParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
+    fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Sieve {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
@@ -163,7 +152,7 @@ mod tests {
     /// * `R5`: 4 is evicted, hand on 2 -> [5,2,1]. `R1` hits: the survivor stayed.
     #[test]
     fn hand_worked_vector() {
-        let o = run::<Sieve>(3, &SieveParams::default(), 4, "R1 R2 R3 R1 R4 R2 R5 R1");
+        let o = run::<Sieve>(3, &NoParams, 4, "R1 R2 R3 R1 R4 R2 R5 R1");
         assert_eq!(o.evictions(), [2, 3, 4]);
         assert_eq!(
             o.hits,
@@ -176,7 +165,7 @@ mod tests {
     /// The hand wraps from the head to the tail when every page was visited.
     #[test]
     fn hand_wraps_and_clears_all_bits() {
-        let o = run::<Sieve>(2, &SieveParams::default(), 4, "W1 R2 R1 R2 R3");
+        let o = run::<Sieve>(2, &NoParams, 4, "W1 R2 R1 R2 R3");
         // 1 and 2 visited; the hand clears 1, then 2, wraps to 1 and evicts it.
         assert_eq!(o.events[4], [Ev::Wb(1)]);
         assert_eq!(queue(&o.policy), [3, 2]);
@@ -185,7 +174,7 @@ mod tests {
 
     #[test]
     fn trim_under_the_hand_moves_it() {
-        let mut o = run::<Sieve>(3, &SieveParams::default(), 4, "R1 R2 R3 R4");
+        let mut o = run::<Sieve>(3, &NoParams, 4, "R1 R2 R3 R4");
         // 1 evicted, hand on 2.
         assert_eq!(o.policy.hand, 2);
         assert!(o.policy.invalidate(2));

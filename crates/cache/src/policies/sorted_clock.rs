@@ -44,59 +44,21 @@
 //! per resident page (ring entries in buckets 1/4 to full).
 
 use super::sorted_ring::SortedRing;
-use crate::policy::{
-    parse_bool, parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::params::bit;
+use crate::policy::{parse_bool, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of [`SortedClock`] and [`super::sorted_clock_wsr::SortedClockWsr`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct SortedClockParams {
-    /// Reference bit of a newly inserted page, 0 or 1.
-    pub insert_ref: u32,
-    /// Sequential hits (key = previous access's key + 1) leave the bit alone (WOW).
-    pub seq_no_ref: bool,
-}
-
-impl Default for SortedClockParams {
-    fn default() -> Self {
-        SortedClockParams {
-            insert_ref: 1,
-            seq_no_ref: false,
-        }
-    }
-}
-
-impl ParamSet for SortedClockParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "insert_ref",
-            default: "1",
-            doc: "reference bit of a newly inserted page: 1 (as CLOCK and TS-CLOCK here) or 0 (WOW)",
-        },
-        ParamSpec {
-            name: "seq_no_ref",
-            default: "false",
-            doc: "WOW's rule: a hit to the page after the previously accessed one does not set the reference bit",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "insert_ref" => {
-                let v = parse_u32(value)?;
-                if v > 1 {
-                    return Err(format!("expected 0 or 1, found `{value}`"));
-                }
-                self.insert_ref = v;
-                Ok(())
-            }
-            "seq_no_ref" => {
-                self.seq_no_ref = parse_bool(value)?;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`SortedClock`] and [`super::sorted_clock_wsr::SortedClockWsr`].
+    pub struct SortedClockParams {
+        /// Reference bit of a newly inserted page, 0 or 1.
+        insert_ref: u32 = 1,
+            doc "reference bit of a newly inserted page: 1 (as CLOCK and TS-CLOCK here) or 0 (WOW)",
+            parse bit;
+        /// Sequential hits (key = previous access's key + 1) leave the bit alone (WOW).
+        seq_no_ref: bool = false,
+            doc "WOW's rule: a hit to the page after the previously accessed one does not set the reference bit",
+            parse parse_bool;
     }
 }
 
@@ -305,6 +267,7 @@ impl Policy for SortedClock {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::policy::ParamSet;
     use crate::testutil::{parse, run, Ev};
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;

@@ -94,66 +94,30 @@ use rustc_hash::FxHashMap;
 
 use super::block_group::offset_in_block;
 use crate::list::NIL;
-use crate::policy::{
-    parse_u32, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
-use crate::prepared::block_key;
+use crate::policy::{parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
 use crate::ring::Ring;
+use wafer_trace::block_key;
 use wafer_trace::prefetch::prefetch;
 use wafer_trace::Op;
 
-/// Parameters of [`TsClock`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct TsClockParams {
-    /// Pages per erase block; `None` = the run's pages per block.
-    pub ppb: Option<u32>,
-    /// Count levels of a dirty page (paper 000: 4).
-    pub levels: u32,
-}
-
-impl Default for TsClockParams {
-    fn default() -> Self {
-        TsClockParams {
-            ppb: None,
-            levels: 4,
-        }
-    }
-}
-
-impl ParamSet for TsClockParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "ppb",
-            default: "the run's (--block)",
-            doc: "pages per erase block for the block counters and sorted lists, 1..=16777216 (1024 = 4 MiB blocks of 4 KiB pages)",
-        },
-        ParamSpec {
-            name: "levels",
-            default: "4",
-            doc: "count levels of a dirty page, ceil(levels * non_zero / ppb), 1..=7",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        match key {
-            "ppb" => {
-                let v = parse_u32(value)?;
-                if v == 0 {
-                    return Err("expected at least 1 page per block, found `0`".into());
-                }
-                self.ppb = Some(v);
-                Ok(())
-            }
-            "levels" => {
-                let v = parse_u32(value)?;
-                if !(1..=MAX_LEVELS).contains(&v) {
-                    return Err(format!("expected 1 to {MAX_LEVELS}, found `{value}`"));
-                }
-                self.levels = v;
-                Ok(())
-            }
-            _ => Err(format!("unknown parameter `{key}`")),
-        }
+crate::params! {
+    /// Parameters of [`TsClock`].
+    pub struct TsClockParams {
+        /// Pages per erase block; `None` = the run's pages per block.
+        ppb: Option<u32> = None,
+            shown "the run's (--block)",
+            doc "pages per erase block for the block counters and sorted lists, 1..=16777216 (1024 = 4 MiB blocks of 4 KiB pages)",
+            parse |v| match parse_u32(v)? {
+                0 => Err("expected at least 1 page per block, found `0`".into()),
+                n => Ok(Some(n)),
+            };
+        /// Count levels of a dirty page (paper 000: 4).
+        levels: u32 = 4,
+            doc "count levels of a dirty page, ceil(levels * non_zero / ppb), 1..=7",
+            parse |v| match parse_u32(v)? {
+                n if (1..=MAX_LEVELS).contains(&n) => Ok(n),
+                _ => Err(format!("expected 1 to {MAX_LEVELS}, found `{v}`")),
+            };
     }
 }
 
@@ -669,13 +633,10 @@ impl TsClock {
 }
 
 #[cfg(test)]
-#[path = "ts_clock_ref.rs"]
-mod reference;
-
-#[cfg(test)]
 mod tests {
     use super::*;
     use crate::policies::clock::{Clock, ClockParams};
+    use crate::policy::ParamSet;
     use crate::testutil::{parse, run, Ev, Recorder};
     use rand::{Rng, SeedableRng};
 
@@ -1142,7 +1103,8 @@ mod tests {
             ..PolicyCtx::default()
         };
         let mut fast = TsClock::new(cap, params, &ctx).unwrap();
-        let mut slow = reference::ReferenceTsClock::new(cap, params, &ctx).unwrap();
+        let mut slow =
+            crate::reference::ts_clock::ReferenceTsClock::new(cap, params, &ctx).unwrap();
         let top = ops.iter().map(|o| o.1 + 1).max().unwrap_or(1);
         fast.reserve(top, 0);
         slow.reserve(top, 0);

@@ -22,53 +22,26 @@
 //! O(1) per access.
 
 use crate::list::{IndexList, Links};
-use crate::policy::{
-    parse_f64, Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx,
-};
+use crate::policy::{parse_f64, Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 
-/// Parameters of 2Q.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TwoQParams {
-    /// A1in's reclaim threshold as a share of the capacity.
-    pub kin: f64,
-    /// A1out's size (ids) as a share of the capacity.
-    pub kout: f64,
-}
-
-impl Default for TwoQParams {
-    fn default() -> Self {
-        TwoQParams {
-            kin: 0.25,
-            kout: 0.5,
-        }
-    }
-}
-
-impl ParamSet for TwoQParams {
-    const SPECS: &'static [ParamSpec] = &[
-        ParamSpec {
-            name: "kin",
-            default: "0.25",
-            doc: "A1in threshold as a share of the capacity, in (0, 1]; at least one page",
-        },
-        ParamSpec {
-            name: "kout",
-            default: "0.5",
-            doc: "A1out size (ghost ids) as a share of the capacity, > 0; at least one id",
-        },
-    ];
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
-        let v = parse_f64(value)?;
-        match key {
-            "kin" if v > 0.0 && v <= 1.0 => self.kin = v,
-            "kout" if v > 0.0 => self.kout = v,
-            "kin" => return Err(format!("must be in (0, 1], found {v}")),
-            "kout" => return Err(format!("must be > 0, found {v}")),
-            _ => return Err(format!("unknown parameter `{key}`")),
-        }
-        Ok(())
+crate::params! {
+    /// Parameters of 2Q.
+    pub struct TwoQParams {
+        /// A1in's reclaim threshold as a share of the capacity.
+        kin: f64 = 0.25,
+            doc "A1in threshold as a share of the capacity, in (0, 1]; at least one page",
+            parse |v| match parse_f64(v)? {
+                v if v > 0.0 && v <= 1.0 => Ok(v),
+                v => Err(format!("must be in (0, 1], found {v}")),
+            };
+        /// A1out's size (ids) as a share of the capacity.
+        kout: f64 = 0.5,
+            doc "A1out size (ghost ids) as a share of the capacity, > 0; at least one id",
+            parse |v| match parse_f64(v)? {
+                v if v > 0.0 => Ok(v),
+                v => Err(format!("must be > 0, found {v}")),
+            };
     }
 }
 

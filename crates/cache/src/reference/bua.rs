@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
-use super::BuaParams;
 use crate::list::{IndexList, Links, NIL};
+use crate::policies::bua::BuaParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 

@@ -3,8 +3,8 @@
 //! (O(C) per miss). Kept verbatim so the faster ring in `clock_pro.rs` is checked
 //! against it event for event.
 
-use super::ClockProParams;
 use crate::list::{IndexList, Links, NIL};
+use crate::policies::clock_pro::ClockProParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
 use wafer_trace::Op;
 

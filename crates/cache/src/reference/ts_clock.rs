@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap;
 
-use super::TsClockParams;
 use crate::list::NIL;
 use crate::policies::block_group::offset_in_block;
+use crate::policies::ts_clock::TsClockParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
-use crate::prepared::block_key;
+use wafer_trace::block_key;
 use wafer_trace::Op;
 
 const ABSENT: u8 = 0;
