@@ -130,8 +130,20 @@ def run(
             workers = max(1, len(info))
             threads = max(1, min(w.get("nthreads", 1) for w in info.values())) if info else 1
             tag = uuid.uuid4().hex[:8]
+            # Shares are dealt to the workers in turn (each may still run elsewhere if
+            # its worker is lost), so that every worker has work from the start.
+            addresses = sorted(info)
             futures = [
-                client.submit(run_share, experiment, out, share, threads, key=f"wafer-{i}-{tag}")
+                client.submit(
+                    run_share,
+                    experiment,
+                    out,
+                    share,
+                    threads,
+                    key=f"wafer-{i}-{tag}",
+                    workers=[addresses[i % len(addresses)]] if addresses else None,
+                    allow_other_workers=True,
+                )
                 for i, share in enumerate(_shares(todo, workers))
             ]
             try:
