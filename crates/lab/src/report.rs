@@ -25,6 +25,32 @@ table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px soli
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
 nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
 
+/// What the report says when a device folded addresses: the after-cache operations
+/// of a trace larger than the device's logical capacity are wrapped modulo it, which
+/// changes the overwrite pattern the FTL sees; the reader must know (`ftl_wrapped_ops`
+/// per cell in the tables).
+pub fn wrapped(results: &[CellResult]) -> Option<String> {
+    let hit: Vec<&CellResult> = results
+        .iter()
+        .filter(|r| r.ftl.as_ref().is_some_and(|f| f.wrapped_ops > 0))
+        .collect();
+    let with_device = results.iter().filter(|r| r.ftl.is_some()).count();
+    if hit.is_empty() {
+        return None;
+    }
+    let ops: u64 = hit
+        .iter()
+        .filter_map(|r| r.ftl.as_ref().map(|f| f.wrapped_ops))
+        .sum();
+    let mut traces: Vec<&str> = hit.iter().map(|r| r.params.trace.as_str()).collect();
+    traces.dedup();
+    Some(format!(
+        "addresses folded: in {} of {with_device} device cells ({}) the trace reaches beyond the device's logical capacity, and {ops} storage operations were wrapped modulo the capacity; their device metrics describe the folded address space (column ftl_wrapped_ops)",
+        hit.len(),
+        traces.join(", ")
+    ))
+}
+
 fn pct(v: f64) -> String {
     format!("{:.2}%", v * 100.0)
 }
@@ -61,6 +87,9 @@ pub fn html(
         plan.sizes.len(),
         plan.devices.len()
     );
+    if let Some(w) = wrapped(&outcome.results) {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(&w));
+    }
     h.push_str("<h2 id=\"traces\">Traces</h2><table><tr><th class=l>trace</th><th>requests</th><th>page accesses</th><th>footprint (pages)</th><th class=l>xxh3</th><th class=l>path</th></tr>");
     for t in &outcome.traces {
         let _ = write!(

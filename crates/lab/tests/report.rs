@@ -171,3 +171,46 @@ fn check_pdf(pdf: &[u8], stem: &str) {
         pages[0]
     );
 }
+
+/// A trace wider than the device is folded onto it; the report says so, with the count
+/// of wrapped operations (the `ftl_wrapped_ops` column), and a trace that fits does not
+/// get the note.
+#[test]
+fn folded_addresses_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |footprint: &str, name: &str| {
+        let exp = dir.path().join(format!("{name}.toml"));
+        std::fs::write(
+            &exp,
+            format!(
+                r#"name = "fold"
+traces = [{{ gen = {{ kind = "uniform", requests = 3000, footprint = "{footprint}", write_ratio = 1.0, seed = 3 }}, name = "u" }}]
+policies = ["lru"]
+cache_sizes = ["64KiB"]
+devices = ["microsd-16g"]
+[outputs]
+figures = []
+"#
+            ),
+        )
+        .unwrap();
+        let plan = Experiment::load(&exp).unwrap();
+        let out = dir.path().join(name);
+        let study = std::sync::Arc::new(GridStudy::new(plan, Some(&out)));
+        let done = execute(&study, &RunOptions::stored(&out, 1), &mut Quiet).unwrap();
+        let html = std::fs::read_to_string(done.report.unwrap()).unwrap();
+        let wrapped = done.outcome.results[0].ftl.as_ref().unwrap().wrapped_ops;
+        (html, wrapped)
+    };
+    let (html, wrapped) = run("64GiB", "wide");
+    assert!(wrapped > 1000, "{wrapped}");
+    assert!(
+        html.contains(&format!(
+            "addresses folded: in 1 of 1 device cells (u) the trace reaches beyond the device's logical capacity, and {wrapped} storage operations were wrapped"
+        )),
+        "no folding note"
+    );
+    let (html, wrapped) = run("1GiB", "fits");
+    assert_eq!(wrapped, 0);
+    assert!(!html.contains("addresses folded"));
+}
