@@ -521,8 +521,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "the trace touches 5 erase blocks of 16 KiB but the device's logical space \
-             holds 4 (address map compact; a device of 80 KiB would hold them, or map \
-             wrap folds pages modulo the capacity)"
+             holds 4 (address map compact: a device of 80 KiB would hold them, or wrap \
+             folds pages modulo the capacity, with --map or address_map)"
         );
         // The rest of the trace noted: the request's second block and one more.
         m.note(84, 88);

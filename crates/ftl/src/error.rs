@@ -20,8 +20,8 @@ pub enum FtlError {
     /// A host access beyond the logical capacity.
     #[error(
         "logical page {lpn} is beyond the device's {logical_pages} logical pages \
-         (address map refuse; map compact places the trace's erase blocks on the \
-         device, map wrap folds pages modulo the capacity)"
+         (address map refuse: choose compact to place the trace's erase blocks on the \
+         device, or wrap to fold pages modulo the capacity, with --map or address_map)"
     )]
     OutOfRange {
         /// First offending logical page.
@@ -33,8 +33,8 @@ pub enum FtlError {
     /// ([`crate::address_map::AddressMap::Compact`]).
     #[error(
         "the trace touches {needed} erase blocks of {} but the device's logical space \
-         holds {held} (address map compact; a device of {} would hold them, or map wrap \
-         folds pages modulo the capacity)",
+         holds {held} (address map compact: a device of {} would hold them, or wrap \
+         folds pages modulo the capacity, with --map or address_map)",
         format_size(*block_bytes),
         format_size(needed.saturating_mul(*block_bytes))
     )]

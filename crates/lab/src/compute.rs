@@ -15,8 +15,8 @@ use wafer_cache::after::FileSink;
 use wafer_cache::{
     run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
 };
-use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
-use wafer_ftl::{AnyFtl, FtlError};
+use wafer_ftl::replay::{apply, ReplayStats};
+use wafer_ftl::{AnyFtl, Ftl, FtlError, Mapper};
 use wafer_trace::Op;
 
 use crate::error::LabError;
@@ -147,7 +147,11 @@ pub(crate) fn compute(
         Some(p) => Some(FileSink::create(p, cfg.unit())?),
         None => None,
     };
-    let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), file);
+    let dev = ftl.as_mut().map(|f| {
+        let m = Mapper::new(plan.address_map, f.geometry());
+        (f, m)
+    });
+    let mut sink = CellSink::new(dev, cfg.unit(), file);
     let mut reader;
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
@@ -169,11 +173,8 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    let (wrapped, write_pattern) = sink.into_parts();
-    let ftl = ftl.map(|f| {
-        use wafer_ftl::Ftl;
-        FtlSummary::from_metrics(&f.metrics(), wrapped)
-    });
+    let (remapped, write_pattern) = sink.into_parts();
+    let ftl = ftl.map(|f| FtlSummary::from_metrics(&f.metrics(), remapped));
     Ok(CellResult {
         id,
         params: params.clone(),
@@ -191,10 +192,10 @@ pub(crate) fn compute(
     })
 }
 
-/// The after-cache sink of one cell: feeds the FTL, optionally a file, and samples
-/// the write pattern.
+/// The after-cache sink of one cell: feeds the FTL through the cell's address map,
+/// optionally a file, and samples the write pattern.
 pub struct CellSink<'a> {
-    ftl: Option<&'a mut AnyFtl>,
+    dev: Option<(&'a mut AnyFtl, Mapper)>,
     unit: u32,
     stats: ReplayStats,
     file: Option<FileSink>,
@@ -203,10 +204,15 @@ pub struct CellSink<'a> {
 }
 
 impl<'a> CellSink<'a> {
-    /// A sink feeding `ftl` (pages of `unit` bytes) and `file`.
-    pub fn new(ftl: Option<&'a mut AnyFtl>, unit: u32, file: Option<FileSink>) -> CellSink<'a> {
+    /// A sink feeding `dev` (an FTL and the mapping onto it; pages of `unit` bytes)
+    /// and `file`.
+    pub fn new(
+        dev: Option<(&'a mut AnyFtl, Mapper)>,
+        unit: u32,
+        file: Option<FileSink>,
+    ) -> CellSink<'a> {
         CellSink {
-            ftl,
+            dev,
             unit,
             stats: ReplayStats::default(),
             file,
@@ -215,10 +221,16 @@ impl<'a> CellSink<'a> {
         }
     }
 
-    /// Operations wrapped onto the device, and the sampled write pattern.
+    /// Operations the address map moved, and the sampled write pattern.
     pub fn into_parts(self) -> (u64, Vec<(u64, u64)>) {
-        (self.stats.wrapped_requests, self.pattern.points)
+        (self.stats.remapped_requests, self.pattern.points)
     }
+}
+
+/// Whether `e` is a compact map out of erase blocks: the run then goes on to its end
+/// feeding nothing, so the error can say how many blocks the whole stream needs.
+fn counting(e: &Option<FtlError>) -> bool {
+    matches!(e, Some(FtlError::TooManyBlocks { .. }))
 }
 
 impl AfterSink for CellSink<'_> {
@@ -230,26 +242,34 @@ impl AfterSink for CellSink<'_> {
         if let Some(f) = self.file.as_mut() {
             f.push(op);
         }
-        if let Some(ftl) = self.ftl.as_deref_mut() {
+        if let Some((ftl, map)) = self.dev.as_mut() {
+            let req = op.request(self.unit);
             if self.error.is_none() {
-                let req = op.request(self.unit);
-                let r = apply(ftl, &req, ReplayOptions { wrap: true }, &mut self.stats);
-                self.error = r.err();
+                self.error = apply(*ftl, &req, map, &mut self.stats).err();
+            }
+            if counting(&self.error) {
+                if let Some((a, b)) = req.page_range(map.page_size()) {
+                    map.note(a, b);
+                }
             }
         }
     }
 
     fn failed(&self) -> bool {
-        self.error.is_some() || self.file.as_ref().is_some_and(AfterSink::failed)
+        (self.error.is_some() && !counting(&self.error))
+            || self.file.as_ref().is_some_and(AfterSink::failed)
     }
 
     fn finish(&mut self) -> Result<(), AfterError> {
         if let Some(f) = self.file.as_mut() {
             f.finish()?;
         }
-        match self.error.take() {
-            Some(e) => Err(AfterError::Device(Box::new(e))),
-            None => Ok(()),
+        match (self.error.take(), &self.dev) {
+            (None, _) => Ok(()),
+            (Some(FtlError::TooManyBlocks { .. }), Some((_, map))) => {
+                Err(AfterError::Device(Box::new(map.too_many_blocks())))
+            }
+            (Some(e), _) => Err(AfterError::Device(Box::new(e))),
         }
     }
 }

@@ -347,6 +347,7 @@ impl Preset {
             page_size: "4KiB".into(),
             block_size: "4MiB".into(),
             devices: self.devices.iter().map(|s| s.to_string()).collect(),
+            address_map: crate::experiment::compact(),
             aging: None,
             warmup: 0,
             write_miss_fetch: false,

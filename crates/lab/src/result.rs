@@ -42,13 +42,14 @@ pub struct FtlSummary {
     pub erase_stddev: f64,
     /// Sum of flash operation latencies, ns (the device time estimate).
     pub busy_ns: u64,
-    /// Storage operations whose pages lay beyond the device and were wrapped.
-    pub wrapped_ops: u64,
+    /// Storage operations whose address the run's address map changed (wrapped, or
+    /// placed elsewhere by compact).
+    pub remapped_ops: u64,
 }
 
 impl FtlSummary {
     /// From an FTL report.
-    pub fn from_metrics(m: &wafer_ftl::Metrics, wrapped_ops: u64) -> FtlSummary {
+    pub fn from_metrics(m: &wafer_ftl::Metrics, remapped_ops: u64) -> FtlSummary {
         let c = &m.counters;
         FtlSummary {
             kind: m.ftl.clone(),
@@ -67,7 +68,7 @@ impl FtlSummary {
             erase_mean: m.erase.mean,
             erase_stddev: m.erase.stddev,
             busy_ns: c.busy_ns,
-            wrapped_ops,
+            remapped_ops,
         }
     }
 }
@@ -152,6 +153,10 @@ impl CellResult {
         put("page_size", p.page_size.get().into());
         put("pages_per_block", p.pages_per_block.get().into());
         put("device", p.device.clone().into());
+        put(
+            "address_map",
+            p.address_map.map(|m| m.name().to_string()).into(),
+        );
         put(
             "aging_volume_bytes",
             p.aging.as_ref().map_or(0, |a| a.volume_bytes).into(),

@@ -42,6 +42,7 @@ pub enum GranularityArg {
   wafer sim -t cp.bin --granularity record -p clock:insert_ref=0 -c 1000p --json
   wafer sim -t trace.csv -p lru -p cflru:window=0.25 -c 5% --after 'after-{policy}-{cache}.csv'
   wafer sim -t huge.wtr --stream -p lru ts-clock -c 1GiB 4GiB --jobs 2
+  wafer sim -t telegram.csv.gz -p lru -c 16MiB -d microsd-16g --map compact
   wafer sim -t io.csv --skip-lines 1 --op-col 1 --offset-col 2 --len-col 3 --units sectors -p lru -c 5%
 Policies and their parameters: wafer policies")]
 pub struct Args {
@@ -63,6 +64,12 @@ pub struct Args {
     /// one's FTL; repeatable or comma-separated.
     #[arg(short = 'd', long = "device", num_args = 1..)]
     pub devices: Vec<String>,
+    /// How the after-cache operations' addresses are placed on each device: compact
+    /// (the trace's erase blocks in first-touch order, offsets in a block kept), wrap
+    /// (pages modulo the capacity: folds distinct pages together) or refuse (pages
+    /// beyond the capacity are an error).
+    #[arg(long = "map", visible_alias = "address-map", default_value = "compact")]
+    pub address_map: String,
     /// Erase-block size (block = page div pages-per-block).
     #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
     pub block: String,
@@ -166,6 +173,7 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         page_size: args.page_size.clone(),
         block_size: args.block.clone(),
         devices: list(&args.devices),
+        address_map: args.address_map.clone(),
         aging: None,
         warmup: args.warmup,
         write_miss_fetch: args.write_miss_fetch,
