@@ -150,10 +150,10 @@ fn a_trace_wider_than_the_device_keeps_its_own_overwrites_under_compact() {
     )
     .unwrap();
     let study = std::sync::Arc::new(GridStudy::new(Experiment::load(&exp).unwrap(), None));
-    let e = execute(&study, &RunOptions::default(), &mut Quiet)
-        .err()
-        .expect("refused")
-        .to_string();
+    let Err(e) = execute(&study, &RunOptions::default(), &mut Quiet) else {
+        panic!("a page beyond the card is refused");
+    };
+    let e = e.to_string();
     assert!(
         e.contains("logical page 1024000 is beyond the device's 40960 logical pages"),
         "{e}"
