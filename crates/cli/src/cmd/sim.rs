@@ -375,7 +375,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
         "burst util",
     ];
     if device {
-        header.extend(["device", "erases", "WAF"]);
+        header.extend(["device", "erases", "WAF", "map", "moved"]);
     }
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -398,8 +398,10 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
                 c.push(r.params.device.clone());
                 c.push(f.erases.to_string());
                 c.push(ratio(f.host_write_pages, f.waf));
+                c.push(r.params.address_map.map_or("-", |m| m.name()).into());
+                c.push(f.remapped_ops.to_string());
             } else if device {
-                c.extend(["none".into(), "-".into(), "-".into()]);
+                c.extend(["none", "-", "-", "-", "-"].map(String::from));
             }
             c
         })
@@ -416,7 +418,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
             if i > 0 {
                 s.push_str("  ");
             }
-            if i < 2 || i == 8 {
+            if i < 2 || i == 8 || i == 11 {
                 s.push_str(&format!("{v:<width$}", width = w[i]));
             } else {
                 s.push_str(&format!("{v:>width$}", width = w[i]));
