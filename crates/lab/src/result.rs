@@ -44,12 +44,28 @@ pub struct FtlSummary {
     pub busy_ns: u64,
     /// Storage operations whose pages lay beyond the device and were wrapped.
     pub wrapped_ops: u64,
+    /// FAST's RW log blocks (None for other FTLs): a parameter every FAST result
+    /// must show, since it decides the merge cost of random writes.
+    pub rw_log_blocks: Option<u64>,
+    /// Erases before flush-at-end began: the lifetime view without the end flush
+    /// (equal to `erases` when nothing was flushed).
+    pub erases_before_flush: u64,
+    /// Host page writes before flush-at-end began.
+    pub host_write_pages_before_flush: u64,
+    /// Device busy time before flush-at-end began, ns.
+    pub busy_ns_before_flush: u64,
 }
 
 impl FtlSummary {
-    /// From an FTL report.
-    pub fn from_metrics(m: &wafer_ftl::Metrics, wrapped_ops: u64) -> FtlSummary {
+    /// From an FTL report at the end, and the one taken when flush-at-end began.
+    pub fn from_metrics(
+        m: &wafer_ftl::Metrics,
+        before_flush: Option<&wafer_ftl::Metrics>,
+        wrapped_ops: u64,
+        rw_log_blocks: Option<u64>,
+    ) -> FtlSummary {
         let c = &m.counters;
+        let b = before_flush.map_or(c, |b| &b.counters);
         FtlSummary {
             kind: m.ftl.clone(),
             host_write_pages: c.host_write_pages,
@@ -68,6 +84,10 @@ impl FtlSummary {
             erase_stddev: m.erase.stddev,
             busy_ns: c.busy_ns,
             wrapped_ops,
+            rw_log_blocks,
+            erases_before_flush: b.erases,
+            host_write_pages_before_flush: b.host_write_pages,
+            busy_ns_before_flush: b.busy_ns,
         }
     }
 }
