@@ -257,15 +257,16 @@ fn print_text(
 ) -> std::io::Result<()> {
     let g = &dev.geometry;
     writeln!(stdout, "workload      {source}")?;
+    let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     writeln!(
         stdout,
-        "device        {} ({:?} FTL, {}, {} units = {} channels x {} ways, read {} / program {} / erase {} us), queue depth {}",
+        "device        {} ({:?} FTL, {}, {} ({} x {}), read {} / program {} / erase {} us), queue depth {}",
         dev.name,
         dev.ftl,
         format_size(g.logical_bytes()),
-        g.channels * g.ways,
-        g.channels,
-        g.ways,
+        count(g.channels * g.ways, "unit"),
+        count(g.channels, "channel"),
+        count(g.ways, "way"),
         dev.latency.read_ns / 1000,
         dev.latency.program_ns / 1000,
         dev.latency.erase_ns / 1000,
