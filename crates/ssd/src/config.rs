@@ -120,7 +120,6 @@ pub struct SsdConfig {
     pub t_bus_ns: u64,
     /// Flash channel transfer time per page, on the bus a channel's ways share
     /// (default 0: paper 004's model folds it into the page read and program times).
-    #[serde(default)]
     pub t_channel_ns: u64,
     /// Native command queueing depth: requests the device serves concurrently; later
     /// arrivals wait on the host side (counted). 1 is an FCFS single server; the
