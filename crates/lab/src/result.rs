@@ -151,7 +151,9 @@ impl CellResult {
     /// default device, no null ratios), which fixes the Parquet column types.
     pub fn template_row(&self) -> Vec<(String, serde_json::Value)> {
         let mut t = self.clone();
-        t.ftl.get_or_insert_with(Default::default);
+        // Optional columns get a value of their type (a FAST count for the log blocks).
+        let f = t.ftl.get_or_insert_with(Default::default);
+        f.rw_log_blocks.get_or_insert(0);
         t.columns(true)
     }
 
