@@ -557,31 +557,92 @@ fn run_prepared<P: Policy, A: AfterSink>(
     let mut run = Run::new(&policy, cfg);
     let mut index = 0u64;
     let pages = t.pages();
-    for (i, ((&page, &op), &ri)) in pages.iter().zip(t.ops()).zip(t.request_index()).enumerate() {
-        if let Some(&ahead) = pages.get(i + PREFETCH_AHEAD) {
-            policy.prefetch(ahead);
-        }
-        let time = times[ri as usize];
-        if op == Op::Trim {
-            run.trim(&mut policy, after, keys[page as usize], Some(page), time);
-            continue;
-        }
-        let a = Access {
+    let steps = pages
+        .iter()
+        .zip(t.ops())
+        .zip(t.request_index())
+        .map(|((&page, &op), &ri)| Step {
             page,
             block: if P::BLOCK_AWARE {
                 block_of[page as usize]
             } else {
                 0
             },
-            key: if P::NEEDS_KEY {
+            key: if P::NEEDS_KEY || op == Op::Trim {
                 keys[page as usize]
             } else {
                 NO_KEY
             },
             op,
+            time: times[ri as usize],
+        });
+    let ahead = |i: usize| pages.get(i).copied();
+    let cx = Loop {
+        keys,
+        next,
+        progress,
+    };
+    let stop;
+    (index, stop) = drive(&mut policy, &mut run, after, cx, steps, ahead, index);
+    if stop {
+        return Err(stopped(after));
+    }
+    progress(index);
+    run.finish(&policy, keys, after, u64::from(universe), cfg)
+}
+
+/// One access or trim as [`drive`] takes it.
+struct Step {
+    page: u32,
+    /// Dense block id (block-aware policies only).
+    block: u32,
+    /// Page key ([`NO_KEY`] allowed for an access when the policy does not need it).
+    key: u64,
+    op: Op,
+    time: u64,
+}
+
+/// What [`drive`] needs besides the steps.
+struct Loop<'a, K: ?Sized> {
+    /// Keys by dense id (for the policy's [`IoSink::key`] and write-backs).
+    keys: &'a K,
+    /// Next use per access index (offline policies only; empty otherwise).
+    next: &'a [u32],
+    progress: &'a mut dyn FnMut(u64),
+}
+
+/// The one per-access loop, for prepared and streamed input alike: hints the policy
+/// of the page `PREFETCH_AHEAD` steps on (`ahead(i)` = page of step `i`), passes
+/// trims, runs each access from access index `index` on and reports progress. Returns
+/// the next access index, and true when the after-cache sink failed and the run must
+/// stop. The index goes in and out by value so it stays in a register. Inlined into each caller so the
+/// iterator and the closure compile to the loops they replace.
+#[inline(always)]
+fn drive<P: Policy, K: KeyOf + ?Sized, A: AfterSink>(
+    policy: &mut P,
+    run: &mut Run,
+    after: &mut A,
+    cx: Loop<'_, K>,
+    steps: impl Iterator<Item = Step>,
+    ahead: impl Fn(usize) -> Option<u32>,
+    mut index: u64,
+) -> (u64, bool) {
+    for (i, s) in steps.enumerate() {
+        if let Some(page) = ahead(i + PREFETCH_AHEAD) {
+            policy.prefetch(page);
+        }
+        if s.op == Op::Trim {
+            run.trim(policy, after, s.key, Some(s.page), s.time);
+            continue;
+        }
+        let a = Access {
+            page: s.page,
+            block: s.block,
+            key: if P::NEEDS_KEY { s.key } else { NO_KEY },
+            op: s.op,
             index,
             next_use: if P::NEEDS_NEXT_USE {
-                match next[index as usize] {
+                match cx.next[index as usize] {
                     u32::MAX => u64::MAX,
                     n => u64::from(n),
                 }
@@ -589,18 +650,17 @@ fn run_prepared<P: Policy, A: AfterSink>(
                 u64::MAX
             },
         };
-        run.access(&mut policy, keys, after, &a, time);
+        run.access(policy, cx.keys, after, &a, s.time);
         run.count_warmup();
         index += 1;
         if index % PROGRESS_EVERY == 0 {
-            progress(index);
+            (cx.progress)(index);
             if after.failed() {
-                return Err(stopped(after));
+                return (index, true);
             }
         }
     }
-    progress(index);
-    run.finish(&policy, keys, after, u64::from(universe), cfg)
+    (index, false)
 }
 
 /// One access (or trim) of a stream, densified before the policy sees it.
@@ -665,34 +725,23 @@ fn run_stream<P: Policy, A: AfterSink>(
                 last_block,
             );
         }
-        for (i, e) in events.iter().enumerate() {
-            if let Some(ahead) = events.get(i + PREFETCH_AHEAD) {
-                policy.prefetch(ahead.page);
-            }
-            if e.op == Op::Trim {
-                run.trim(&mut policy, after, e.key, Some(e.page), e.time);
-                continue;
-            }
-            let a = Access {
-                page: e.page,
-                block: e.block,
-                key: if P::NEEDS_KEY { e.key } else { NO_KEY },
-                op: e.op,
-                index,
-                next_use: u64::MAX,
-            };
-            run.access(&mut policy, &pages, after, &a, e.time);
-            run.count_warmup();
-            index += 1;
-            if index % PROGRESS_EVERY == 0 {
-                progress(index);
-                if after.failed() {
-                    return true;
-                }
-            }
-        }
+        let steps = events.iter().map(|e| Step {
+            page: e.page,
+            block: e.block,
+            key: e.key,
+            op: e.op,
+            time: e.time,
+        });
+        let ahead = |i: usize| events.get(i).map(|e| e.page);
+        let cx = Loop {
+            keys: &pages,
+            next: &[],
+            progress: &mut *progress,
+        };
+        let stop;
+        (index, stop) = drive(&mut policy, &mut run, after, cx, steps, ahead, index);
         events.clear();
-        false
+        stop
     };
     let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);

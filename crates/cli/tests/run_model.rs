@@ -116,7 +116,7 @@ const INVALID: [(&[&str], &str, &str); 7] = [
 ];
 
 #[test]
-fn invalid_values_are_refused_alike() {
+fn invalid_values_are_refused_alike_by_sim_run_and_curve() {
     let dir = tempfile::tempdir().unwrap();
     for (flags, keys, want) in INVALID {
         let mut sim = wafer();
@@ -153,12 +153,25 @@ fn invalid_values_are_refused_alike() {
             .unwrap();
         let run_err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(out.status.code(), Some(2), "{keys}: {run_err}");
-        for e in [&sim_err, &run_err] {
+        // `wafer curve` shares sim's run options (sizes are its `--sizes`).
+        let curve_flags: Vec<&str> = flags
+            .iter()
+            .map(|f| if *f == "-c" { "--sizes" } else { f })
+            .collect();
+        let out = wafer()
+            .args(["curve", "-t", TRACE])
+            .args(&curve_flags)
+            .output()
+            .unwrap();
+        let curve_err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{curve_flags:?}: {curve_err}");
+        for e in [&sim_err, &run_err, &curve_err] {
             assert_eq!(e.lines().count(), 1, "{e}");
             assert!(e.contains(want), "want `{want}` in {e}");
         }
         // The same message after the location (`--flag: ` / `bad.toml: key[i]: `).
         let tail = |e: &str| e.trim_end().rsplit(": ").next().unwrap().to_string();
         assert_eq!(tail(&sim_err), tail(&run_err), "{flags:?} / {keys}");
+        assert_eq!(tail(&sim_err), tail(&curve_err), "{flags:?} / curve");
     }
 }

@@ -83,6 +83,52 @@ fn real_trace_with_wrap_and_text_output() {
         .stdout(predicate::str::contains("flushes"));
 }
 
+/// The queue depth and the flash times reach the device: MQSim's flash (8 channels x
+/// 4 ways) with its channel time serves tpcc faster with 512 requests in flight than
+/// one at a time.
+#[test]
+fn queue_depth_and_channel_time_reach_the_device() {
+    let Some(t) = wafer_testdata::trace("disksim/tpcc-small.trace") else {
+        return;
+    };
+    let dev = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/devices/mqsim-ssdconfig.toml"
+    );
+    let run = |depth: &str| {
+        json(&[
+            "ssd",
+            "-t",
+            t.to_str().unwrap(),
+            "-d",
+            dev,
+            "--capacity",
+            "4GiB",
+            "--wrap",
+            "--no-cache",
+            "--t-bus",
+            "2496ns",
+            "--t-channel",
+            "24576ns",
+            "--queue-depth",
+            depth,
+        ])
+    };
+    let (one, deep) = (run("1"), run("512"));
+    assert_eq!(deep["config"]["queue_depth"], 512);
+    assert_eq!(deep["config"]["t_channel_ns"], 24576);
+    assert_eq!(deep["device"]["geometry"]["channels"], 8);
+    assert_eq!(deep["device"]["geometry"]["ways"], 4);
+    let mean = |v: &serde_json::Value| v["report"]["response"]["all"]["mean_ns"].as_f64().unwrap();
+    assert!(
+        mean(&deep) < mean(&one),
+        "{} vs {}",
+        mean(&deep),
+        mean(&one)
+    );
+    assert!(deep["report"]["timing"]["max_in_system"].as_u64().unwrap() > 1);
+}
+
 #[test]
 fn untimed_requests_need_an_arrival_process() {
     let base = [
@@ -117,6 +163,8 @@ fn usage_errors_exit_2() {
         &["ssd", "--gen", "thrash", "--ways", "0"],
         &["ssd", "--gen", "thrash", "--apu", "mru"],
         &["ssd", "--gen", "thrash", "--idle-threshold", "2"],
+        &["ssd", "--gen", "thrash", "--t-channel", "25"],
+        &["ssd", "--gen", "thrash", "--queue-depth", "0"],
         &[
             "ssd",
             "--gen",

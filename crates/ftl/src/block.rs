@@ -19,7 +19,7 @@ use crate::metrics::{Counters, Metrics};
 const NIL: u32 = u32::MAX;
 
 /// The block-level FTL.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct BlockFtl {
     f: Flash,
     np: u32,

@@ -42,7 +42,7 @@ use std::collections::VecDeque;
 const NIL: u32 = u32::MAX;
 
 /// The FAST FTL.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FastFtl {
     f: Flash,
     np: u32,

@@ -72,7 +72,7 @@ pub(crate) fn touch(map: &[u32], lpns: &[u64]) {
 }
 
 /// Any of wafer's FTLs.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum AnyFtl {
     /// Page-level mapping with garbage collection.
     Page(PageFtl),

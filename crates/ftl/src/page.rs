@@ -72,7 +72,7 @@ struct Frontier {
 }
 
 /// The page-level FTL.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct PageFtl {
     f: Flash,
     cfg: PageConfig,

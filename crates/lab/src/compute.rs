@@ -9,9 +9,10 @@
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use wafer_cache::after::FileSink;
+use wafer_cache::after::{FileSink, IoKind};
 use wafer_cache::{
     run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
 };
@@ -66,6 +67,7 @@ pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
             cell,
             pos,
             CellInput::Stream(Some(f.pages)),
+            &AgedDevices::new(plan),
             None,
             &work,
         );
@@ -73,7 +75,43 @@ pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
     // A prepared trace depends on the file, the format it is read as and the
     // granularity.
     let trace = prepare_trace(plan, pos.trace)?;
-    compute(plan, cell, pos, CellInput::Prepared(&trace), None, &work)
+    compute(
+        plan,
+        cell,
+        pos,
+        CellInput::Prepared(&trace),
+        &AgedDevices::new(plan),
+        None,
+        &work,
+    )
+}
+
+/// The devices of a plan, each built and aged once and copied into every cell that
+/// runs on it: aging is deterministic (seeded), and on a 16 GiB card with few log
+/// blocks it costs seconds that every cell would otherwise repeat.
+pub(crate) struct AgedDevices(Vec<OnceLock<Result<AnyFtl, String>>>);
+
+impl AgedDevices {
+    /// None built yet.
+    pub(crate) fn new(plan: &Plan) -> AgedDevices {
+        AgedDevices((0..plan.devices.len()).map(|_| OnceLock::new()).collect())
+    }
+
+    /// A fresh copy of device `di` of `plan`, aged as the plan says (None for the
+    /// cache-only column).
+    fn copy(&self, plan: &Plan, di: usize) -> Result<Option<AnyFtl>, String> {
+        let DeviceChoice::Device(_, d) = &plan.devices[di] else {
+            return Ok(None);
+        };
+        let aged = self.0[di].get_or_init(|| {
+            let mut f = d.build_ftl().map_err(|e| e.to_string())?;
+            if let Some(a) = &plan.aging {
+                wafer_ftl::aging::age(&mut f, a).map_err(|e| format!("aging: {e}"))?;
+            }
+            Ok(f)
+        });
+        aged.clone().map(Some)
+    }
 }
 
 /// Where a cell's accesses come from.
@@ -105,6 +143,7 @@ pub(crate) fn compute(
     params: &RunSpec,
     pos: GridPos,
     input: CellInput<'_>,
+    devices: &AgedDevices,
     after: Option<&Path>,
     work: &AtomicU64,
 ) -> Result<CellResult, LabError> {
@@ -133,16 +172,7 @@ pub(crate) fn compute(
         cost: e.cost,
         series_every: e.outputs.series_every,
     };
-    let mut ftl = match &plan.devices[pos.device] {
-        DeviceChoice::None => None,
-        DeviceChoice::Device(_, d) => {
-            let mut f = d.build_ftl().map_err(|e| fail(e.to_string()))?;
-            if let Some(a) = &plan.aging {
-                wafer_ftl::aging::age(&mut f, a).map_err(|e| fail(format!("aging: {e}")))?;
-            }
-            Some(f)
-        }
-    };
+    let mut ftl = devices.copy(plan, pos.device).map_err(fail)?;
     let file = match after {
         Some(p) => Some(FileSink::create(p, cfg.unit())?),
         None => None,
@@ -173,8 +203,14 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    let (remapped, write_pattern) = sink.into_parts();
-    let ftl = ftl.map(|f| FtlSummary::from_metrics(&f.metrics(), remapped));
+    let (remapped, before_flush, write_pattern) = sink.into_parts();
+    let ftl = ftl.map(|f| {
+        let rw_log_blocks = match &f {
+            AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
+            _ => None,
+        };
+        FtlSummary::from_metrics(&f.metrics(), before_flush.as_ref(), remapped, rw_log_blocks)
+    });
     Ok(CellResult {
         id,
         params: params.clone(),
@@ -201,6 +237,7 @@ pub struct CellSink<'a> {
     file: Option<FileSink>,
     pattern: Decimator,
     error: Option<FtlError>,
+    before_flush: Option<wafer_ftl::Metrics>,
 }
 
 impl<'a> CellSink<'a> {
@@ -218,12 +255,18 @@ impl<'a> CellSink<'a> {
             file,
             pattern: Decimator::new(PATTERN_POINTS),
             error: None,
+            before_flush: None,
         }
     }
 
-    /// Operations the address map moved, and the sampled write pattern.
-    pub fn into_parts(self) -> (u64, Vec<(u64, u64)>) {
-        (self.stats.remapped_requests, self.pattern.points)
+    /// Operations the address map moved, the device's metrics when flush-at-end
+    /// began (None without a flush), and the sampled write pattern.
+    pub fn into_parts(self) -> (u64, Option<wafer_ftl::Metrics>, Vec<(u64, u64)>) {
+        (
+            self.stats.remapped_requests,
+            self.before_flush,
+            self.pattern.points,
+        )
     }
 }
 
@@ -243,6 +286,9 @@ impl AfterSink for CellSink<'_> {
             f.push(op);
         }
         if let Some((ftl, map)) = self.dev.as_mut() {
+            if op.kind == IoKind::Flush && self.before_flush.is_none() {
+                self.before_flush = Some(ftl.metrics());
+            }
             let req = op.request(self.unit);
             if self.error.is_none() {
                 self.error = apply(*ftl, &req, map, &mut self.stats).err();

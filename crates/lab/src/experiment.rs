@@ -299,7 +299,7 @@ fn page_size() -> String {
 }
 /// Studies place a trace's erase blocks on the device rather than fold them: a
 /// trace wider than the device would otherwise show overwrites it does not have.
-pub fn compact() -> String {
+fn compact() -> String {
     AddressMap::Compact.name().into()
 }
 fn block_size() -> String {
@@ -352,6 +352,25 @@ pub struct Plan {
     pub checksums: Vec<String>,
 }
 
+/// The checked run options of a description, apart from its traces.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Parsed policies.
+    pub policies: Vec<PolicySpec>,
+    /// Parsed sizes with their text.
+    pub sizes: Vec<(String, CacheSize)>,
+    /// Page size (the 512 B sector with record accesses).
+    pub page_size: PageSize,
+    /// Pages per erase block.
+    pub pages_per_block: NonZeroU32,
+    /// Device columns.
+    pub devices: Vec<DeviceChoice>,
+    /// How addresses are placed on the devices, parsed.
+    pub address_map: AddressMap,
+    /// Aging, parsed.
+    pub aging: Option<Aging>,
+}
+
 /// xxh3-64 of a file's bytes, hex.
 pub fn checksum(path: &Path) -> Result<String, LabError> {
     use std::io::Read;
@@ -369,6 +388,35 @@ pub fn checksum(path: &Path) -> Result<String, LabError> {
 }
 
 impl Experiment {
+    /// A description of `policies` x `cache_sizes` on `traces` with every other
+    /// option at its default (the defaults an experiment file has).
+    pub fn new(
+        name: impl Into<String>,
+        traces: Vec<TraceDef>,
+        policies: Vec<String>,
+        cache_sizes: Vec<String>,
+    ) -> Self {
+        Experiment {
+            name: name.into(),
+            traces,
+            policies,
+            cache_sizes,
+            access: Access::default(),
+            page_size: page_size(),
+            block_size: block_size(),
+            devices: Vec::new(),
+            address_map: compact(),
+            aging: None,
+            warmup: 0,
+            write_miss_fetch: false,
+            flush_at_end: false,
+            cost: CostModel::default(),
+            workers: 0,
+            stream: false,
+            outputs: Outputs::default(),
+        }
+    }
+
     /// Read and validate `path`.
     pub fn load(path: &Path) -> Result<Plan, LabError> {
         let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
@@ -397,6 +445,148 @@ impl Experiment {
         if self.traces.is_empty() {
             return Err(err("traces".into(), "at least one trace is needed".into()));
         }
+        let settings = self.settings_as(at, base)?;
+        // Traces last: a refused description never depends on a file's contents.
+        let mut traces = Vec::new();
+        for (i, t) in self.traces.iter().enumerate() {
+            let mut t = t.clone();
+            match (&t.path, &t.gen) {
+                (Some(_), Some(_)) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "give either `path` or `gen`, not both".into(),
+                    ))
+                }
+                (None, None) => {
+                    return Err(err(
+                        format!("traces[{i}]"),
+                        "needs `path = \"<file>\"` or `gen = { kind = \"...\", ... }`".into(),
+                    ))
+                }
+                (None, Some(g)) => {
+                    if t.format.is_some() {
+                        return Err(err(
+                            format!("traces[{i}].format"),
+                            "applies to trace files only, not to `gen`".into(),
+                        ));
+                    }
+                    if t.mapping.is_some() {
+                        return Err(err(
+                            format!("traces[{i}].mapping"),
+                            "applies to trace files only, not to `gen`".into(),
+                        ));
+                    }
+                    g.validate()
+                        .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
+                    traces.push((t, None));
+                    continue;
+                }
+                (Some(p), None) => {
+                    if p.is_relative() {
+                        t.path = Some(base.join(p));
+                    }
+                }
+            }
+            let path = t.path.clone().expect("checked above");
+            let format = match &t.format {
+                Some(f) => Some(
+                    Format::from_name(f)
+                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
+                ),
+                None => None,
+            };
+            let format = match (format, &t.mapping) {
+                (Some(f), Some(_)) if f != Format::Generic => {
+                    return Err(err(
+                        format!("traces[{i}].mapping"),
+                        format!(
+                            "describes generic text, not {}: set format = \"generic\" or \
+                             leave format out",
+                            f.name()
+                        ),
+                    ))
+                }
+                (Some(Format::Generic), None) => {
+                    return Err(err(
+                        format!("traces[{i}].format"),
+                        "\"generic\" needs a `mapping = { offset_col = N, ... }` table".into(),
+                    ))
+                }
+                (f, Some(m)) => {
+                    m.spec().map_err(|e| {
+                        err(format!("traces[{i}].mapping.{}", e.key), e.msg.clone())
+                    })?;
+                    Some(f.unwrap_or(Format::Generic))
+                }
+                (f, None) => f,
+            };
+            if !path.is_file() {
+                return Err(err(
+                    format!("traces[{i}].path"),
+                    format!("no such file: {}", path.display()),
+                ));
+            }
+            // Detected once here, so every run of the trace reads it the same way and
+            // says which format it was read as.
+            let format = match format {
+                Some(f) => f,
+                None => t.open(None)?.meta().format.ok_or_else(|| {
+                    LabError::Invalid(format!("{}: cannot detect the format", path.display()))
+                })?,
+            };
+            traces.push((t, Some(format)));
+        }
+        let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
+        labels.sort();
+        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
+            return Err(err(
+                "traces".into(),
+                format!(
+                    "two traces are labelled \"{}\"; give them distinct `name`s",
+                    w[0]
+                ),
+            ));
+        }
+        let checksums = traces
+            .iter()
+            .map(|(t, _)| match (&t.gen, &t.path) {
+                (Some(g), _) => Ok(gen_checksum(g)),
+                (None, Some(p)) => checksum(p),
+                (None, None) => unreachable!("validated above"),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let Settings {
+            policies,
+            sizes,
+            page_size,
+            pages_per_block,
+            devices,
+            address_map,
+            aging,
+        } = settings;
+        Ok(Plan {
+            checksums,
+            traces,
+            policies,
+            sizes,
+            page_size,
+            pages_per_block,
+            devices,
+            address_map,
+            aging,
+            exp: self,
+        })
+    }
+
+    /// Check everything but the traces: policies, cache sizes, page and block size,
+    /// devices, aging, figures. [`Experiment::plan_as`] starts here; `wafer curve`,
+    /// which reads its trace itself, stops here.
+    pub fn settings_as(
+        &self,
+        at: &dyn Fn(&str) -> String,
+        base: &Path,
+    ) -> Result<Settings, LabError> {
+        let err = |key: String, msg: String| LabError::Config { at: at(&key), msg };
         if self.policies.is_empty() {
             return Err(err(
                 "policies".into(),
@@ -536,118 +726,7 @@ impl Experiment {
                 ));
             }
         }
-        // Traces last: a refused description never depends on a file's contents.
-        let mut traces = Vec::new();
-        for (i, t) in self.traces.iter().enumerate() {
-            let mut t = t.clone();
-            match (&t.path, &t.gen) {
-                (Some(_), Some(_)) => {
-                    return Err(err(
-                        format!("traces[{i}]"),
-                        "give either `path` or `gen`, not both".into(),
-                    ))
-                }
-                (None, None) => {
-                    return Err(err(
-                        format!("traces[{i}]"),
-                        "needs `path = \"<file>\"` or `gen = { kind = \"...\", ... }`".into(),
-                    ))
-                }
-                (None, Some(g)) => {
-                    if t.format.is_some() {
-                        return Err(err(
-                            format!("traces[{i}].format"),
-                            "applies to trace files only, not to `gen`".into(),
-                        ));
-                    }
-                    if t.mapping.is_some() {
-                        return Err(err(
-                            format!("traces[{i}].mapping"),
-                            "applies to trace files only, not to `gen`".into(),
-                        ));
-                    }
-                    g.validate()
-                        .map_err(|e| err(format!("traces[{i}].gen"), e.to_string()))?;
-                    traces.push((t, None));
-                    continue;
-                }
-                (Some(p), None) => {
-                    if p.is_relative() {
-                        t.path = Some(base.join(p));
-                    }
-                }
-            }
-            let path = t.path.clone().expect("checked above");
-            let format = match &t.format {
-                Some(f) => Some(
-                    Format::from_name(f)
-                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
-                ),
-                None => None,
-            };
-            let format = match (format, &t.mapping) {
-                (Some(f), Some(_)) if f != Format::Generic => {
-                    return Err(err(
-                        format!("traces[{i}].mapping"),
-                        format!(
-                            "describes generic text, not {}: set format = \"generic\" or \
-                             leave format out",
-                            f.name()
-                        ),
-                    ))
-                }
-                (Some(Format::Generic), None) => {
-                    return Err(err(
-                        format!("traces[{i}].format"),
-                        "\"generic\" needs a `mapping = { offset_col = N, ... }` table".into(),
-                    ))
-                }
-                (f, Some(m)) => {
-                    m.spec().map_err(|e| {
-                        err(format!("traces[{i}].mapping.{}", e.key), e.msg.clone())
-                    })?;
-                    Some(f.unwrap_or(Format::Generic))
-                }
-                (f, None) => f,
-            };
-            if !path.is_file() {
-                return Err(err(
-                    format!("traces[{i}].path"),
-                    format!("no such file: {}", path.display()),
-                ));
-            }
-            // Detected once here, so every run of the trace reads it the same way and
-            // says which format it was read as.
-            let format = match format {
-                Some(f) => f,
-                None => t.open(None)?.meta().format.ok_or_else(|| {
-                    LabError::Invalid(format!("{}: cannot detect the format", path.display()))
-                })?,
-            };
-            traces.push((t, Some(format)));
-        }
-        let mut labels: Vec<String> = traces.iter().map(|(t, _)| t.label()).collect();
-        labels.sort();
-        if let Some(w) = labels.windows(2).find(|w| w[0] == w[1]) {
-            return Err(err(
-                "traces".into(),
-                format!(
-                    "two traces are labelled \"{}\"; give them distinct `name`s",
-                    w[0]
-                ),
-            ));
-        }
-        let checksums = traces
-            .iter()
-            .map(|(t, _)| match (&t.gen, &t.path) {
-                (Some(g), _) => Ok(gen_checksum(g)),
-                (None, Some(p)) => checksum(p),
-                (None, None) => unreachable!("validated above"),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Plan {
-            checksums,
-            traces,
+        Ok(Settings {
             policies: policies.into_iter().map(|(_, s)| s).collect(),
             sizes,
             page_size: page,
@@ -655,7 +734,6 @@ impl Experiment {
             devices,
             address_map,
             aging,
-            exp: self,
         })
     }
 }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use wafer_cache::PreparedTrace;
 use wafer_trace::{Densifier, Op};
 
-use crate::compute::{compute, prepare_trace, CellInput, PATTERN_POINTS};
+use crate::compute::{compute, prepare_trace, AgedDevices, CellInput, PATTERN_POINTS};
 use crate::error::LabError;
 use crate::experiment::{GridPos, Plan};
 use crate::report::Preface;
@@ -91,6 +91,7 @@ pub struct GridStudy {
     preface: Box<PrefaceFn>,
     infos: Mutex<Vec<Option<TraceInfo>>>,
     only: Option<std::collections::HashSet<String>>,
+    devices: AgedDevices,
 }
 
 impl GridStudy {
@@ -107,7 +108,9 @@ impl GridStudy {
             _ => Box::new(|_: &RunSpec| None),
         };
         let n = plan.traces.len();
+        let devices = AgedDevices::new(&plan);
         GridStudy {
+            devices,
             plan,
             out: out.map(Path::to_path_buf),
             positions,
@@ -260,6 +263,7 @@ impl Study for GridStudy {
             cell,
             self.pos(cell),
             input,
+            &self.devices,
             after.as_deref(),
             work,
         )

@@ -1,89 +1,49 @@
-//! Paper presets (issue 5, item 6) and the demo (item 7): each is an experiment
-//! defined in code, the paper's design (policy set, cache sizes, devices, metrics) on
-//! stand-in workloads, plus the paper's headline claims and the comparison wafer
-//! makes to check them.
+//! Paper presets (`wafer reproduce`) and the demo: each is one of the five papers'
+//! designs (policy set, cache sizes, devices, aging, metric) as an experiment defined
+//! in code, with the paper's setup next to wafer's, and the paper's claims judged by
+//! the rule of [`crate::claims`].
 //!
-//! The papers' own traces are not public; the stand-ins are the real mobile block
-//! traces in `../shared/traces/mobile-pixel6a` (Telegram, a game, a slideshow; see that
-//! folder's README), so numbers are expected to differ from the papers' and only
-//! trends are comparable. Policies a preset names that are not registered in this
-//! build are left out with a note.
+//! The papers' own traces are not public: the stand-ins are real mobile block traces
+//! (`../shared/traces/mobile-pixel6a`, see that folder's README) and wafer's own
+//! captures (`traces/`), so figures are expected to differ from the papers'; the setup
+//! table says what differs. Every preset that writes to a device ages it first as paper
+//! 000 does (fill, then 16 GiB of mixed sequential and random writes); each device is
+//! aged once and copied into every cell. Lifetime claims count the end flush (dirty
+//! pages left in the cache are written at the end), and print the view without it.
+//! Policies a preset names that are not registered in this build are left out with a
+//! note.
 //!
-//! Resolved details:
-//! * Trace files are found under `../shared/traces/` relative to the current folder,
-//!   or relative to any ancestor of the `wafer` executable.
-//! * A claim "A outperforms B by x%" is checked as the mean, over cache sizes, of
-//!   `1 - metric(A) / metric(B)` for the paper's metric (device time, erases or the
-//!   cost-model I/O time); "x times less" as the mean of `metric(B) / metric(A)`.
-//! * The `apu` preset (paper 004: Huang et al., "Efficient Cache Design for Solid-State
-//!   Drives", ACM Computing Frontiers 2010) runs timed-device cells, not cache x FTL
-//!   cells: it lives in [`crate::apu`].
+//! Trace files are found under `../shared/traces/` relative to the current folder, or
+//! relative to any ancestor of the `wafer` executable; bundled captures under
+//! `traces/`.
+//!
+//! The `apu` preset (paper 004: M. Huang et al., "Efficient Cache Design for
+//! Solid-State Drives", ACM Computing Frontiers 2010) runs timed-device cells, not
+//! cache x FTL cells: it lives in [`crate::apu`].
 
 use std::path::{Path, PathBuf};
 
 use wafer_cache::registry;
+use wafer_ftl::Device;
 
+use crate::claims::{Claim, Form, Metric, Over};
 use crate::error::LabError;
-use crate::experiment::{Experiment, Outputs, Plan, TraceDef};
+use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
 use crate::result::CellResult;
 
-/// How a comparison reads a cell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// Device busy time (flash operation latencies summed).
-    DeviceTime,
-    /// Block erases on the device.
-    Erases,
-    /// Cost-model I/O time (reads x t_r + writes x t_w).
-    CostTime,
-    /// Pages the cache wrote to storage (write-backs + padding).
-    PagesWritten,
-}
-
-impl Metric {
-    fn of(self, r: &CellResult) -> Option<f64> {
-        match self {
-            Metric::DeviceTime => r.ftl.as_ref().map(|f| f.busy_ns as f64),
-            Metric::Erases => r.ftl.as_ref().map(|f| f.erases as f64),
-            Metric::CostTime => Some(r.cache.io_time_ns as f64),
-            Metric::PagesWritten => Some(r.write_backs() as f64),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Metric::DeviceTime => "device time",
-            Metric::Erases => "erases",
-            Metric::CostTime => "I/O time (cost model)",
-            Metric::PagesWritten => "pages written to storage",
-        }
-    }
-}
-
-/// How a claim is expressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Form {
-    /// `1 - A/B` as a percentage ("outperforms by x%").
-    Reduction,
-    /// `B/A` ("x times less").
-    Ratio,
-}
-
-/// One claim of a paper and how wafer checks it.
+/// The paper's own setup, as its text states it.
 #[derive(Clone, Debug)]
-pub struct Claim {
-    /// The paper's sentence, abridged.
-    pub text: &'static str,
-    /// The proposed policy.
-    pub policy: &'static str,
-    /// The baseline.
-    pub baseline: &'static str,
-    /// The metric (lower is better).
-    pub metric: Metric,
-    /// How to express the result.
-    pub form: Form,
-    /// Device column to read (`none` for cache-only metrics).
+pub struct PaperSetup {
+    /// Workload and the level it was traced at.
+    pub workload: &'static str,
+    /// Cache sizes.
+    pub sizes: &'static str,
+    /// Devices and FTLs.
     pub device: &'static str,
+    /// Aging or preconditioning.
+    pub aging: &'static str,
+    /// What was measured.
+    pub metric: &'static str,
 }
 
 /// A paper preset.
@@ -102,6 +62,10 @@ pub struct Preset {
     /// Stand-in traces: under `../shared/traces/`, or wafer's own bundled captures
     /// under `traces/` of the repository.
     pub traces: &'static [&'static str],
+    /// Read the page on a write miss (a virtual-memory fault always reads it).
+    pub write_miss_fetch: bool,
+    /// The paper's setup.
+    pub setup: PaperSetup,
     /// Claims checked.
     pub claims: &'static [Claim],
 }
@@ -117,57 +81,104 @@ const SQLITE: &str = "sqlite-wal.wtr";
 /// deletes), captured the same way (`traces/README.md`).
 const FILESERVER: &str = "fileserver.wtr";
 
+/// What remains different in every device study on the mobile block traces.
+const BLOCK_STAND_IN: &str = "block-layer stand-in traces (the page cache of the phone already filtered them), not the paper's page-cache traces; a simulated card, not the paper's real one";
+
 /// The presets `wafer reproduce` offers.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "ts-clock",
-        paper: "TS-CLOCK: temporal and spatial locality aware buffer replacement for NAND flash storage (paper 000)",
+        paper: "D. H. Kang, C. Min, Y. I. Eom, \"An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices\" (TS-CLOCK), IEEE MASCOTS 2014 (paper 000)",
         policies: &["lru", "clock", "cflru", "fab", "lb-clock", "sorted-clock", "bua", "ts-clock"],
         sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
-        devices: &["microsd-16g"],
+        devices: &["microsd-16g", "page-16g"],
         traces: &[TELEGRAM],
+        write_miss_fetch: false,
+        setup: PaperSetup {
+            workload: "page-cache traces: video streaming and mixed applications on Android, Dbench file server, TPC-C on MySQL (Table II)",
+            sizes: "4 MB to 64 MB on the microSD cards (Fig. 4), 32 MB to 512 MB on the SSD (Fig. 6)",
+            device: "FTL simulator (Sec. IV-E): FAST, 16 GB, 15% OP, 4 KB page, 4 MB block; page-level, 16 GB, 24 MB block, same OP. Elapsed time on two real microSD cards and a 120 GB SSD with NCQ (Table I)",
+            aging: "16 GB of mixed sequential and random writes before each run (Sec. IV-E)",
+            metric: "erase count (Figs. 8, 9); elapsed time measured on the real devices (Figs. 4, 6)",
+        },
         claims: &[
             Claim {
-                text: "TS-CLOCK outperforms Sp.Clock by 30% on NAND flash devices",
+                text: "TS-CLOCK extends the lifetime by up to 29% compared to CFLRU on FAST FTL (Sec. IV-E, Fig. 8b)",
+                policy: "ts-clock",
+                baseline: "cflru",
+                metric: Metric::Erases,
+                form: Form::Reduction,
+                over: Over::UpTo,
+                paper: Some(0.29),
+                device: "microsd-16g",
+                differences: BLOCK_STAND_IN,
+            },
+            Claim {
+                text: "TS-CLOCK extends the lifetime by up to 53% compared to FAB on page-level FTL (Sec. IV-E, Fig. 9d)",
+                policy: "ts-clock",
+                baseline: "fab",
+                metric: Metric::Erases,
+                form: Form::Reduction,
+                over: Over::UpTo,
+                paper: Some(0.53),
+                device: "page-16g",
+                differences: BLOCK_STAND_IN,
+            },
+            Claim {
+                text: "TS-CLOCK outperforms Sp.Clock by 30% on the NAND flash storage devices (abstract; elapsed time, Figs. 4, 6)",
                 policy: "ts-clock",
                 baseline: "sorted-clock",
                 metric: Metric::DeviceTime,
                 form: Form::Reduction,
+                over: Over::Mean,
+                paper: Some(0.30),
                 device: "microsd-16g",
-            },
-            Claim {
-                text: "TS-CLOCK extends the lifetime by 53% (fewer erases)",
-                policy: "ts-clock",
-                baseline: "sorted-clock",
-                metric: Metric::Erases,
-                form: Form::Reduction,
-                device: "microsd-16g",
+                differences: "elapsed time here is the simulated card's flash busy time (one unit, no queueing), not time measured on a real card with NCQ; block-layer stand-in traces",
             },
         ],
     },
     Preset {
         name: "bua",
-        paper: "Block utilization-aware buffer replacement for mobile NAND flash storage (paper 001)",
+        paper: "Block utilization-aware buffer replacement for mobile NAND flash storage (BUA, paper 001)",
         policies: &["cflru", "fab", "sorted-clock", "bua"],
         sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
         devices: &["microsd-16g"],
         traces: &[TELEGRAM, GAME, SLIDESHOW],
+        write_miss_fetch: false,
+        setup: PaperSetup {
+            workload: "page-cache traces of an Android phone: W1 web browsing, W2 video streaming, W3 mixed applications (from the Sp.Clock study)",
+            sizes: "4 MB to 64 MB",
+            device: "two real microSD cards (Patriot 16 GB class 10, Adata 16 GB class 6), 4 MB blocks, replayed with O_DIRECT",
+            aging: "not stated (cards in use)",
+            metric: "elapsed time of the replay (Figs. 4, 5)",
+        },
         claims: &[Claim {
-            text: "BUA outperforms Sp.Clock by 48%",
+            text: "BUA outperforms Sp.Clock by up to 48% (33% W1, 12% W2, 48% W3; Figs. 4, 5)",
             policy: "bua",
             baseline: "sorted-clock",
             metric: Metric::DeviceTime,
             form: Form::Reduction,
+            over: Over::UpTo,
+            paper: Some(0.48),
             device: "microsd-16g",
+            differences: "elapsed time here is the simulated card's flash busy time, not a real card's; the card is aged as paper 000 ages; block-layer stand-in traces",
         }],
     },
     Preset {
         name: "craw",
-        paper: "CRAW: page replacement for write references in NAND flash based virtual memory (paper 002)",
+        paper: "H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\" (CRAW), JCSE 8(3), 2014 (paper 002)",
         policies: &["clock", "car", "cfclock", "cflru", "craw", "craw-a"],
         sizes: &["0.5%", "1%", "2%", "5%", "10%"],
         devices: &["none"],
         traces: &[TELEGRAM, GAME],
+        write_miss_fetch: true,
+        setup: PaperSetup {
+            workload: "memory reference traces of applications (Valgrind), filtered by a CPU-cache model before the page cache",
+            sizes: "a share of each trace's footprint",
+            device: "none: a cost model of 25 us per page read and 200 us per page write (SLC, Table 1)",
+            aging: "none (no device)",
+            metric: "total I/O time under the cost model; a page fault reads the page",
+        },
         claims: &[
             Claim {
                 text: "CRAW reduces total I/O time vs CLOCK by 23.9% on average (up to 66.5%)",
@@ -175,7 +186,10 @@ pub const PRESETS: &[Preset] = &[
                 baseline: "clock",
                 metric: Metric::CostTime,
                 form: Form::Reduction,
+                over: Over::Mean,
+                paper: Some(0.239),
                 device: "none",
+                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter",
             },
             Claim {
                 text: "CRAW reduces I/O time vs CAR by 25%-66%",
@@ -183,7 +197,10 @@ pub const PRESETS: &[Preset] = &[
                 baseline: "car",
                 metric: Metric::CostTime,
                 form: Form::Reduction,
+                over: Over::Mean,
+                paper: Some(0.25),
                 device: "none",
+                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter; the paper's lower bound is taken as its figure",
             },
             Claim {
                 text: "CRAW reduces I/O time vs CFCLOCK by 16%-58%",
@@ -191,7 +208,10 @@ pub const PRESETS: &[Preset] = &[
                 baseline: "cfclock",
                 metric: Metric::CostTime,
                 form: Form::Reduction,
+                over: Over::Mean,
+                paper: Some(0.16),
                 device: "none",
+                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter; the paper's lower bound is taken as its figure",
             },
         ],
     },
@@ -202,6 +222,14 @@ pub const PRESETS: &[Preset] = &[
         sizes: &["4MiB", "8MiB", "16MiB", "32MiB"],
         devices: &["microsd-16g"],
         traces: &[TELEGRAM, SQLITE],
+        write_miss_fetch: false,
+        setup: PaperSetup {
+            workload: "smartphone application traces from a virtual-memory simulator, replayed by a workload player",
+            sizes: "page caches of a few to tens of MB",
+            device: "a real smartphone's flash storage",
+            aging: "not stated",
+            metric: "elapsed time of the replay on the device",
+        },
         claims: &[
             Claim {
                 text: "Elapsed time of Sorted-Clock is 3.7 to 7.7 times less than the other schemes (vs CLOCK here)",
@@ -209,7 +237,10 @@ pub const PRESETS: &[Preset] = &[
                 baseline: "clock",
                 metric: Metric::DeviceTime,
                 form: Form::Ratio,
+                over: Over::Mean,
+                paper: Some(3.7),
                 device: "microsd-16g",
+                differences: "simulated FAST card's flash busy time, not a phone's measured elapsed time; the paper's lower bound is taken as its figure",
             },
             Claim {
                 text: "Elapsed time of Sorted-Clock is 3.7 to 7.7 times less than the other schemes (vs LRU here)",
@@ -217,20 +248,21 @@ pub const PRESETS: &[Preset] = &[
                 baseline: "lru",
                 metric: Metric::DeviceTime,
                 form: Form::Ratio,
+                over: Over::Mean,
+                paper: Some(3.7),
                 device: "microsd-16g",
+                differences: "simulated FAST card's flash busy time, not a phone's measured elapsed time; the paper's lower bound is taken as its figure",
             },
         ],
     },
 ];
 
-/// The demo: a small TS-CLOCK-style study on the Telegram trace and the bundled SQLite
-/// capture (the policy set of paper 000, TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An
-/// Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices", IEEE MASCOTS
-/// 2014, on the FAST microSD card). Policies of the list not registered in this build
-/// are left out with a note.
+/// The demo: a small TS-CLOCK-style study (paper 000's policy set on its FAST card,
+/// aged) on the two application captures bundled with wafer. Policies of the list not
+/// registered in this build are left out with a note.
 pub const DEMO: Preset = Preset {
     name: "demo",
-    paper: "a small TS-CLOCK-style study (paper 000's design) on the two real application traces bundled with wafer",
+    paper: "a small TS-CLOCK-style study (paper 000's design) on the two application captures bundled with wafer",
     policies: &[
         "lru", "clock", "cflru", "fab", "lb-clock", "ts-clock", "bua",
     ],
@@ -240,6 +272,14 @@ pub const DEMO: Preset = Preset {
     devices: &["microsd-16g"],
     // Bundled in the repository, so the demo runs from a clone alone.
     traces: &[SQLITE, FILESERVER],
+    write_miss_fetch: false,
+    setup: PaperSetup {
+        workload: "page-cache traces (Table II)",
+        sizes: "4 MB to 64 MB",
+        device: "FAST, 16 GB, 15% OP, 4 KB page, 4 MB block",
+        aging: "16 GB of mixed sequential and random writes",
+        metric: "writes and erase counts (Figs. 7, 8)",
+    },
     claims: &[
         Claim {
             text: "paper 000 Fig. 7: FAB's whole-block evictions send more writes to storage than fine-grained policies (LRU here)",
@@ -247,23 +287,32 @@ pub const DEMO: Preset = Preset {
             baseline: "fab",
             metric: Metric::PagesWritten,
             form: Form::Reduction,
+            over: Over::Mean,
+            paper: None,
             device: "microsd-16g",
+            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
         },
         Claim {
-            text: "paper 000 Fig. 8: on the FAST card, FAB and LB-CLOCK erase more blocks than fine-grained management (LRU here)",
+            text: "paper 000 Fig. 8: on the FAST card, FAB erases more blocks than fine-grained management (LRU here)",
             policy: "lru",
             baseline: "fab",
             metric: Metric::Erases,
             form: Form::Reduction,
+            over: Over::Mean,
+            paper: None,
             device: "microsd-16g",
+            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
         },
         Claim {
-            text: "paper 000: TS-CLOCK needs fewer erases than FAB and LB-CLOCK",
+            text: "paper 000 Sec. IV-E: TS-CLOCK needs fewer erases than FAB",
             policy: "ts-clock",
             baseline: "fab",
             metric: Metric::Erases,
             form: Form::Reduction,
+            over: Over::Mean,
+            paper: None,
             device: "microsd-16g",
+            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
         },
         Claim {
             text: "paper 000: TS-CLOCK is faster on the microSD card than CLOCK",
@@ -271,13 +320,16 @@ pub const DEMO: Preset = Preset {
             baseline: "clock",
             metric: Metric::DeviceTime,
             form: Form::Reduction,
+            over: Over::Mean,
+            paper: None,
             device: "microsd-16g",
+            differences: "flash busy time of the simulated card, not elapsed time on a real one; wafer's own small captures",
         },
     ],
 };
 
 /// The note every reproduction prints.
-pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (real traces, named with each result), so compare trends, not exact numbers.";
+pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (named in the setup table), so compare trends and verdicts, not exact numbers.";
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Result<&'static Preset, LabError> {
@@ -325,8 +377,27 @@ impl Preset {
             .partition(|p| registry::find(p).is_ok())
     }
 
-    /// The experiment, with traces located.
-    pub fn plan(&self) -> Result<Plan, LabError> {
+    /// Whether a device column is in the design (aging applies then).
+    fn writes_to_a_device(&self) -> bool {
+        self.devices.iter().any(|d| *d != "none")
+    }
+
+    /// The aging every device study runs: paper 000's recipe (fill, then 16 GiB,
+    /// half random 4 KiB pages, half 1 MiB runs; `wafer_ftl::aging`).
+    fn aging(&self) -> Option<AgingDef> {
+        self.writes_to_a_device().then(|| AgingDef {
+            fill: true,
+            volume: "16GiB".into(),
+            random_fraction: 0.5,
+            run: "1MiB".into(),
+            seed: wafer_ftl::aging::Aging::default().seed,
+        })
+    }
+
+    /// The experiment, with traces located. `quick` keeps the design (policies,
+    /// devices, aging) on the first trace at the smallest and largest cache size: the
+    /// form the tests run.
+    pub fn plan(&self, quick: bool) -> Result<Plan, LabError> {
         let (have, _) = self.policies();
         if have.is_empty() {
             return Err(LabError::Invalid(format!(
@@ -334,37 +405,120 @@ impl Preset {
                 self.name
             )));
         }
-        let mut traces = Vec::new();
-        for t in self.traces {
-            traces.push(TraceDef::file(locate_trace(t)?));
+        let traces = if quick {
+            &self.traces[..1]
+        } else {
+            self.traces
+        };
+        let mut defs = Vec::new();
+        for t in traces {
+            defs.push(TraceDef::file(locate_trace(t)?));
         }
-        let exp = Experiment {
-            name: format!("{}: {}", self.name, self.paper),
-            traces,
-            policies: have.iter().map(|s| s.to_string()).collect(),
-            cache_sizes: self.sizes.iter().map(|s| s.to_string()).collect(),
-            access: Default::default(),
-            page_size: "4KiB".into(),
-            block_size: "4MiB".into(),
-            devices: self.devices.iter().map(|s| s.to_string()).collect(),
-            address_map: crate::experiment::compact(),
-            aging: None,
-            warmup: 0,
-            write_miss_fetch: false,
-            flush_at_end: false,
-            cost: Default::default(),
-            workers: 0,
-            stream: false,
-            outputs: Outputs {
-                // CRAW's area sizes over time (paper 002 Fig. 15).
-                series_every: 10_000,
-                ..Outputs::default()
-            },
+        let sizes: Vec<String> = if quick && self.sizes.len() > 2 {
+            vec![
+                self.sizes[0].into(),
+                self.sizes[self.sizes.len() - 1].into(),
+            ]
+        } else {
+            self.sizes.iter().map(|s| s.to_string()).collect()
+        };
+        let mut exp = Experiment::new(
+            format!("{}: {}", self.name, self.paper),
+            defs,
+            have.iter().map(|s| s.to_string()).collect(),
+            sizes,
+        );
+        exp.devices = self.devices.iter().map(|s| s.to_string()).collect();
+        exp.aging = self.aging();
+        // The lifetime view counts the dirty pages left at the end; the view without
+        // them is kept beside it (`ftl_erases_before_flush`).
+        exp.flush_at_end = self.writes_to_a_device();
+        exp.write_miss_fetch = self.write_miss_fetch;
+        exp.outputs = Outputs {
+            // CRAW's area sizes over time (paper 002 Fig. 15).
+            series_every: 10_000,
+            ..Outputs::default()
         };
         exp.plan(self.name, Path::new("."))
     }
 
-    /// Lines comparing each claim with what `results` show.
+    /// The setup table: `(aspect, the paper, wafer)` rows for `plan`.
+    pub fn setup_table(&self, plan: &Plan) -> Vec<[String; 3]> {
+        let traces: Vec<String> = plan.traces.iter().map(|(t, _)| t.label()).collect();
+        let devices: Vec<String> = self
+            .devices
+            .iter()
+            .map(|d| match Device::from_profile(d) {
+                Ok(dev) => describe_device(&dev),
+                Err(_) => "none (cache only)".into(),
+            })
+            .collect();
+        let aging = match &plan.aging {
+            Some(a) => format!(
+                "{}{} GiB of overwrites, {:.0}% as random 4 KiB pages, the rest as {} KiB runs; each device aged once and copied into every cell",
+                if a.fill { "fill, then " } else { "" },
+                a.volume_bytes >> 30,
+                a.random_fraction * 100.0,
+                a.run_bytes >> 10
+            ),
+            None => "none (no device)".into(),
+        };
+        let mut metrics: Vec<&str> = self.claims.iter().map(|c| c.metric.name()).collect();
+        metrics.dedup();
+        let row = |a: &str, p: &str, w: String| [a.to_string(), p.to_string(), w];
+        vec![
+            row(
+                "workload",
+                self.setup.workload,
+                format!("stand-ins: {}", traces.join(", ")),
+            ),
+            row(
+                "cache sizes",
+                self.setup.sizes,
+                plan.sizes
+                    .iter()
+                    .map(|(t, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            ),
+            row("device and FTL", self.setup.device, devices.join("; ")),
+            row("aging", self.setup.aging, aging),
+            row(
+                "end of trace",
+                "not stated",
+                if plan.exp.flush_at_end {
+                    "dirty pages written at the end (lifetime view); erases before the flush reported too".into()
+                } else {
+                    "dirty pages left in the cache are not written".into()
+                },
+            ),
+            row(
+                "write miss",
+                if self.write_miss_fetch {
+                    "a fault reads the page"
+                } else {
+                    "not stated"
+                },
+                if plan.exp.write_miss_fetch {
+                    "the page is read from storage".into()
+                } else {
+                    "written in the cache without a read".into()
+                },
+            ),
+            row("metric", self.setup.metric, metrics.join("; ")),
+        ]
+    }
+
+    /// The setup table as text lines.
+    pub fn setup_lines(&self, plan: &Plan) -> Vec<String> {
+        let mut out = vec!["setup (aspect: the paper | wafer):".to_string()];
+        for [a, p, w] in self.setup_table(plan) {
+            out.push(format!("  {a}: {p} | {w}"));
+        }
+        out
+    }
+
+    /// Each claim's comparison and verdict on `results`.
     pub fn compare(&self, results: &[CellResult]) -> Vec<String> {
         let (_, missing) = self.policies();
         let mut out = Vec::new();
@@ -375,60 +529,45 @@ impl Preset {
             ));
         }
         for c in self.claims {
-            let mut vals = Vec::new();
-            for a in results
-                .iter()
-                .filter(|r| r.params.policy == c.policy && r.params.device == c.device)
-            {
-                let b = results.iter().find(|b| {
-                    b.params.policy == c.baseline
-                        && b.params.device == c.device
-                        && b.params.cache == a.params.cache
-                        && b.params.trace == a.params.trace
-                });
-                if let (Some(x), Some(y)) = (c.metric.of(a), b.and_then(|b| c.metric.of(b))) {
-                    if x > 0.0 && y > 0.0 {
-                        vals.push(match c.form {
-                            Form::Reduction => 1.0 - x / y,
-                            Form::Ratio => y / x,
-                        });
-                    }
-                }
-            }
-            let measured = if vals.is_empty() {
-                format!("not measured ({} or {} not run)", c.policy, c.baseline)
-            } else {
-                let mean = vals.iter().sum::<f64>() / vals.len() as f64;
-                let (lo, hi) = vals
-                    .iter()
-                    .fold((f64::MAX, f64::MIN), |(l, h), &v| (l.min(v), h.max(v)));
-                match c.form {
-                    Form::Reduction => format!(
-                        "{} vs {}, {} lower by: mean {:+.1}% (range {:+.1}% .. {:+.1}%) over {} cells",
-                        c.policy,
-                        c.baseline,
-                        c.metric.name(),
-                        mean * 100.0,
-                        lo * 100.0,
-                        hi * 100.0,
-                        vals.len()
-                    ),
-                    Form::Ratio => format!(
-                        "{} vs {}, {}: mean {:.2}x (range {:.2}x .. {:.2}x) over {} cells",
-                        c.policy,
-                        c.baseline,
-                        c.metric.name(),
-                        mean,
-                        lo,
-                        hi,
-                        vals.len()
-                    ),
-                }
-            };
-            out.push(format!("paper: {}\n  wafer: {measured}", c.text));
+            out.extend(c.report(results));
         }
         out
     }
+}
+
+/// One line of a device's parameters that decide its results.
+pub fn describe_device(d: &Device) -> String {
+    let g = &d.geometry;
+    let page = u64::from(g.page_size);
+    let phys = u64::from(g.physical_blocks) * u64::from(g.pages_per_block);
+    let op = phys as f64 / g.logical_pages as f64 - 1.0;
+    let ftl = match d.ftl {
+        wafer_ftl::FtlKind::Fast => "FAST",
+        wafer_ftl::FtlKind::Page => "page-level",
+        wafer_ftl::FtlKind::Block => "block-level",
+    };
+    let mut s = format!(
+        "{}: {ftl} FTL, {} capacity, {} page, {} block, {:.0}% OP",
+        d.name,
+        bytes(g.logical_pages * page),
+        bytes(page),
+        bytes(page * u64::from(g.pages_per_block)),
+        op * 100.0
+    );
+    if let Some(n) = d.rw_log_blocks {
+        s.push_str(&format!(", {n} RW log blocks + 1 SW"));
+    }
+    s
+}
+
+/// `n` bytes in the largest binary unit that divides it.
+fn bytes(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} B")
 }
 
 #[cfg(test)]
@@ -454,5 +593,42 @@ mod tests {
         }
         assert!(find("apu").is_err());
         assert!(find("craw").is_ok());
+    }
+
+    #[test]
+    fn every_device_study_ages_and_flushes() {
+        for p in PRESETS.iter().chain([&DEMO]) {
+            let device = p.devices.iter().any(|d| *d != "none");
+            let a = p.aging();
+            assert_eq!(a.is_some(), device, "{}", p.name);
+            if let Some(a) = a {
+                // Paper 000's recipe, as wafer_ftl::aging reads it.
+                assert!(a.fill && a.volume == "16GiB", "{}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn paper_000_claims_use_the_papers_baselines_and_ftls() {
+        let p = find("ts-clock").unwrap();
+        let on = |baseline: &str| {
+            p.claims
+                .iter()
+                .find(|c| c.baseline == baseline && c.metric == Metric::Erases)
+                .map(|c| (c.device, c.paper))
+        };
+        // Fig. 8b: 29% vs CFLRU on FAST; Fig. 9d: 53% vs FAB on the page-level FTL.
+        assert_eq!(on("cflru"), Some(("microsd-16g", Some(0.29))));
+        assert_eq!(on("fab"), Some(("page-16g", Some(0.53))));
+        let fast = Device::from_profile("microsd-16g").unwrap();
+        let page = Device::from_profile("page-16g").unwrap();
+        assert_eq!(fast.ftl, wafer_ftl::FtlKind::Fast);
+        assert_eq!(page.ftl, wafer_ftl::FtlKind::Page);
+        assert_eq!(
+            u64::from(page.geometry.pages_per_block) * u64::from(page.geometry.page_size),
+            24 << 20
+        );
+        assert_eq!(page.geometry.logical_pages, fast.geometry.logical_pages);
+        assert!(describe_device(&fast).contains("16 RW log blocks"));
     }
 }

@@ -45,12 +45,28 @@ pub struct FtlSummary {
     /// Storage operations whose address the run's address map changed (wrapped, or
     /// placed elsewhere by compact).
     pub remapped_ops: u64,
+    /// FAST's RW log blocks (None for other FTLs): a parameter every FAST result
+    /// must show, since it decides the merge cost of random writes.
+    pub rw_log_blocks: Option<u64>,
+    /// Erases before flush-at-end began: the lifetime view without the end flush
+    /// (equal to `erases` when nothing was flushed).
+    pub erases_before_flush: u64,
+    /// Host page writes before flush-at-end began.
+    pub host_write_pages_before_flush: u64,
+    /// Device busy time before flush-at-end began, ns.
+    pub busy_ns_before_flush: u64,
 }
 
 impl FtlSummary {
-    /// From an FTL report.
-    pub fn from_metrics(m: &wafer_ftl::Metrics, remapped_ops: u64) -> FtlSummary {
+    /// From an FTL report at the end, and the one taken when flush-at-end began.
+    pub fn from_metrics(
+        m: &wafer_ftl::Metrics,
+        before_flush: Option<&wafer_ftl::Metrics>,
+        remapped_ops: u64,
+        rw_log_blocks: Option<u64>,
+    ) -> FtlSummary {
         let c = &m.counters;
+        let b = before_flush.map_or(c, |b| &b.counters);
         FtlSummary {
             kind: m.ftl.clone(),
             host_write_pages: c.host_write_pages,
@@ -69,6 +85,10 @@ impl FtlSummary {
             erase_stddev: m.erase.stddev,
             busy_ns: c.busy_ns,
             remapped_ops,
+            rw_log_blocks,
+            erases_before_flush: b.erases,
+            host_write_pages_before_flush: b.host_write_pages,
+            busy_ns_before_flush: b.busy_ns,
         }
     }
 }
@@ -132,7 +152,9 @@ impl CellResult {
     /// default device, no null ratios), which fixes the Parquet column types.
     pub fn template_row(&self) -> Vec<(String, serde_json::Value)> {
         let mut t = self.clone();
-        t.ftl.get_or_insert_with(Default::default);
+        // Optional columns get a value of their type (a FAST count for the log blocks).
+        let f = t.ftl.get_or_insert_with(Default::default);
+        f.rw_log_blocks.get_or_insert(0);
         t.columns(true)
     }
 

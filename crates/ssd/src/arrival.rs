@@ -5,8 +5,9 @@
 //! * [`Arrival::Poisson`]: exponential inter-arrival times with the given mean,
 //!   seeded (PCG64), the first request at 0.
 //! * [`Arrival::Closed`]: a closed loop of `depth` outstanding requests with no think
-//!   time: the first `depth` arrive at 0, request `i` arrives when request
-//!   `i - depth` completes.
+//!   time: the first `depth` arrive at 0, every later request when the earliest of
+//!   the outstanding ones completes (requests complete out of order when the device
+//!   serves several at once).
 
 use crate::device::{Completion, Ssd, PREFETCH_AHEAD};
 use crate::error::SsdError;
@@ -15,7 +16,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use wafer_trace::{Request, RequestReader, NO_TIME};
 
 /// How request arrival times are produced.
@@ -99,7 +101,8 @@ pub struct Arrivals {
     t: u64,
     rng: Pcg64,
     exp: Option<Exp<f64>>,
-    done: VecDeque<u64>,
+    /// Completion times of the outstanding requests (closed loop).
+    done: BinaryHeap<Reverse<u64>>,
 }
 
 impl Arrivals {
@@ -119,7 +122,7 @@ impl Arrivals {
             t: 0,
             rng: Pcg64::seed_from_u64(seed),
             exp,
-            done: VecDeque::new(),
+            done: BinaryHeap::new(),
         })
     }
 
@@ -143,7 +146,7 @@ impl Arrivals {
                 if i < u64::from(depth) {
                     Some(0)
                 } else {
-                    self.done.pop_front()
+                    self.done.pop().map(|Reverse(t)| t)
                 }
             }
         }
@@ -153,7 +156,7 @@ impl Arrivals {
     #[inline]
     pub fn completed(&mut self, c: &Completion) {
         if let Arrival::Closed { .. } = self.kind {
-            self.done.push_back(c.done_ns);
+            self.done.push(Reverse(c.done_ns));
         }
     }
 }

@@ -118,9 +118,12 @@ pub struct SsdConfig {
     pub t_cache_ns: u64,
     /// Host-interface transfer time per page (wafer's default: 0.01 ms).
     pub t_bus_ns: u64,
-    /// Device command-queue depth: arrivals finding this many requests in the device
-    /// wait on the host side (counted); a closed-loop workload keeps this many
-    /// outstanding.
+    /// Flash channel transfer time per page, on the bus a channel's ways share
+    /// (default 0: paper 004's model folds it into the page read and program times).
+    pub t_channel_ns: u64,
+    /// Native command queueing depth: requests the device serves concurrently; later
+    /// arrivals wait on the host side (counted). 1 is an FCFS single server; the
+    /// default 32 is SATA NCQ's. A closed-loop workload keeps this many outstanding.
     pub queue_depth: u32,
     /// Map pages beyond the capacity modulo the logical pages instead of refusing.
     pub wrap: bool,
@@ -133,6 +136,7 @@ impl Default for SsdConfig {
             idle_threshold_ns: 2_000_000,
             t_cache_ns: 10_000,
             t_bus_ns: 10_000,
+            t_channel_ns: 0,
             queue_depth: 32,
             wrap: false,
         }

@@ -1,44 +1,47 @@
-//! The timed device: an FCFS server over the cache and the flash
-//! (`docs/ssd.md`, "Device timing"; paper 004, Huang et al., "Efficient Cache Design
-//! for Solid-State Drives", ACM Computing Frontiers 2010, Sec. 3.2 and 4.2).
+//! The timed device: a queued server over the cache and the flash, like a drive with
+//! native command queueing (`docs/ssd.md`, "Device timing"; paper 004, Huang et al.,
+//! "Efficient Cache Design for Solid-State Drives", ACM Computing Frontiers 2010,
+//! Sec. 3.2 and 4.2).
 //!
 //! # Model
-//! * **Requests** are served one at a time in arrival order (first come, first
-//!   served). A request starts at `max(arrival, end of the previous request, end of
-//!   an APU flush in progress)` and completes when its last page does. Response time
-//!   = completion - arrival. Because service is FCFS, the whole event history follows
-//!   from the arrivals in order (Lindley's recurrence), which is what makes the model
-//!   exact to the nanosecond and fast; idle periods, APU firings and queue lengths
-//!   are events between arrivals and are computed exactly in [`Ssd::submit`].
-//! * **Pages** of a request are served in ascending order. The *host link* (host
-//!   interface and controller, one serial lane) carries every page once: `t_bus` for
-//!   its transfer, plus `t_cache` when the cache DRAM holds or takes it. Flash work
-//!   runs on `units = channels x ways` parallel units; page `p` sits on unit
-//!   `p mod units` (logical striping; channels and ways only matter through their
-//!   product in this model). Per page:
+//! * **Admission**: up to `queue_depth` commands are in the device at once; the others
+//!   wait on the host side, first come, first served. A request is admitted at
+//!   `max(arrival, previous admission, a free slot)` and completes when its last page
+//!   does; response time = completion - arrival. An APU flush takes a slot while it
+//!   runs, so at depth 1 a request arriving during a flush waits for it and the device
+//!   is the FCFS single server of Lindley's recurrence.
+//! * **Resources**: the *host link* (host interface and cache DRAM, one serial lane),
+//!   `channels` flash buses (each shared by its ways, busy `t_channel` per page moved)
+//!   and `units = channels x ways` flash units (one operation at a time). Page `p` sits
+//!   on unit `p mod units`, unit `u` on channel `u mod channels` (consecutive pages go
+//!   to different channels first). Each resource runs its operations in the order the
+//!   device issues them - requests in admission order, a request's pages in ascending
+//!   order - each starting when the resource is free and its input is ready. Keeping
+//!   one "free at" time per resource makes the history follow from the admissions in
+//!   order: exact to the nanosecond, deterministic, no event heap. An operation never
+//!   overtakes one issued before it on the same resource (no read priority, no
+//!   out-of-order transfers).
+//! * **Pages** (the cache and the FTL see them in admission order; only the timing
+//!   overlaps):
 //!   - read hit: link `t_cache + t_bus`;
-//!   - flash read (miss, or no cache): the read is issued to its unit at the request's
-//!     start and takes `t_read` there; the page then crosses the link (`t_bus`) in
-//!     order, after the previous page;
-//!   - write into the cache: link `t_bus`, then `t_cache`; an on-demand update first
-//!     programs the victim (`t_program` + GC on the victim's unit) and the new data
-//!     enters the line only when that program has finished (the line holds the only
-//!     copy of the victim until then), so the link waits for it;
-//!   - write without a cache: link `t_bus`, then `t_program` + GC on the page's unit,
-//!     which overlaps the transfer of the next page.
-//!
-//!   The request completes when its last page has (link and units). With one unit this
-//!   is a plain single server (the sum of the page times) except that a page's transfer
-//!   overlaps flash work of its neighbours (a pipelined controller); with zero `t_bus`
-//!   and `t_cache` it is exactly the sum of the flash times.
+//!   - flash read (miss, or no cache): issued to its unit at admission, `t_read` there,
+//!     then `t_channel` on its channel (the unit holds the data until it is out), then
+//!     `t_bus` on the link;
+//!   - write into the cache: link `t_bus`, then `t_cache`; a write that needs a dirty
+//!     victim's line first programs the victim (`t_channel`, then `t_program` + GC on the
+//!     victim's unit), and the new data waits in the controller until that program has
+//!     finished (the line holds the victim's only copy until then): the link carries
+//!     the request's other transfers meanwhile and the new data's `t_cache` follows
+//!     them, so the on-demand flushes of one request run on their units in parallel;
+//!   - write without a cache: link `t_bus`, then `t_channel` and `t_program` + GC on the
+//!     page's unit, which overlaps the next transfers.
 //! * **Idle**: the device is idle when no request is in it and no flush runs. After
-//!   `idle_threshold` of continuous idleness one APU flush starts (one page
-//!   program, GC included); when it ends the device is idle again and the next flush
-//!   needs another full threshold. A request arriving during a flush waits for it
-//!   (the controller runs the flush). An arrival exactly at the threshold wins; no
-//!   flush starts. No flushes run after the last request.
-//! * **Queue**: the number in the device N(t) (waiting or in service) is integrated
-//!   over time independently of the response times, so Little's law
+//!   `idle_threshold` of continuous idleness one APU flush starts (one page program on
+//!   the victim's unit, GC included); when it ends the device is idle again and the
+//!   next flush needs another full threshold. An arrival exactly at the threshold
+//!   wins; no flush starts. No flushes run after the last request.
+//! * **Queue**: the number in the system N(t) (waiting or in the device) is
+//!   integrated over time independently of the response times, so Little's law
 //!   (mean N = throughput x mean response) is a check, not an identity of the code.
 
 use crate::cache::OnBoardCache;
@@ -49,7 +52,8 @@ use crate::list::NIL;
 use crate::metrics::{
     CacheReport, FlashOps, Histogram, Report, RespStats, Responses, Series, Timing,
 };
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use wafer_ftl::FtlError;
 use wafer_trace::{Op, Request};
 
@@ -65,12 +69,12 @@ pub const PREFETCH_AHEAD: usize = 64;
 /// their neighbouring mapping entries share cache lines).
 const HINT_PAGES: u64 = 8;
 
-/// When one request arrived, started and completed.
+/// When one request arrived, was admitted and completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Completion {
     /// Arrival, ns.
     pub arrival_ns: u64,
-    /// Start of service, ns.
+    /// Admission into the device (start of service at queue depth 1), ns.
     pub start_ns: u64,
     /// Completion, ns.
     pub done_ns: u64,
@@ -92,8 +96,14 @@ pub struct Ssd<F: Flash> {
     cfg: SsdConfig,
     flash: F,
     cache: Option<OnBoardCache>,
+    /// When each flash unit is free.
     units: Vec<u64>,
     nunits: u64,
+    /// When each channel bus is free (used when `t_channel` > 0).
+    channels: Vec<u64>,
+    nchannels: u64,
+    /// When the host link is free.
+    link: u64,
     page_size: u64,
     /// `log2(page_size)` when it is a power of two (page numbers by shifting).
     page_shift: Option<u32>,
@@ -101,10 +111,14 @@ pub struct Ssd<F: Flash> {
     started: bool,
     first_arrival: u64,
     last_arrival: u64,
-    /// End of the last busy interval (request or flush): the device is free from here.
+    /// End of the last busy interval (request or flush): the device is idle from here.
     free_at: u64,
-    /// Completion times of requests in the device at the last event (FCFS: sorted).
-    in_system: VecDeque<u64>,
+    /// Admission time of the last request (admission is first come, first served).
+    admitted: u64,
+    /// Ends of the commands (requests, APU flushes) in the device at the last admission.
+    slots: BinaryHeap<Reverse<u64>>,
+    /// Completion times of the requests in the system (waiting or in the device).
+    in_system: BinaryHeap<Reverse<u64>>,
     area: u128,
     area_t: u64,
     max_in_system: u64,
@@ -129,6 +143,8 @@ pub struct Ssd<F: Flash> {
     ops: FlashOps,
     /// Scratch for [`Ssd::prefetch`].
     hints: Vec<u64>,
+    /// Scratch of [`Ssd::serve`]: victim program ends of pages waiting for their line.
+    waiting: Vec<u64>,
     /// APU flushes counted at the last [`Ssd::prefetch`].
     apu_seen: u64,
 }
@@ -138,10 +154,19 @@ impl<F: Flash> Ssd<F> {
     pub fn new(cfg: SsdConfig, flash: F) -> Result<Ssd<F>, SsdError> {
         cfg.validate()?;
         let nunits = flash.units().max(1);
+        let nchannels = flash.channels().max(1);
+        if nunits % nchannels != 0 {
+            return Err(SsdError::Config(format!(
+                "{nunits} flash units cannot be spread evenly over {nchannels} channels"
+            )));
+        }
         Ok(Ssd {
             cache: cfg.cache.map(OnBoardCache::new),
             units: vec![0; nunits as usize],
             nunits: u64::from(nunits),
+            channels: vec![0; nchannels as usize],
+            nchannels: u64::from(nchannels),
+            link: 0,
             page_size: flash.page_size(),
             page_shift: flash
                 .page_size()
@@ -154,7 +179,9 @@ impl<F: Flash> Ssd<F> {
             first_arrival: 0,
             last_arrival: 0,
             free_at: 0,
-            in_system: VecDeque::new(),
+            admitted: 0,
+            slots: BinaryHeap::with_capacity(cfg.queue_depth.min(1 << 16) as usize + 1),
+            in_system: BinaryHeap::new(),
             area: 0,
             area_t: 0,
             max_in_system: 0,
@@ -178,6 +205,7 @@ impl<F: Flash> Ssd<F> {
             series: Series::new(SERIES_POINTS),
             ops: FlashOps::default(),
             hints: Vec::new(),
+            waiting: Vec::new(),
             apu_seen: 0,
         })
     }
@@ -222,9 +250,20 @@ impl<F: Flash> Ssd<F> {
         })
     }
 
-    /// Account the busy interval `[s, e]` (`s >= free_at`): the gap before it is idle.
+    /// The channel of unit `u`.
     #[inline]
-    fn busy(&mut self, s: u64, e: u64) {
+    fn channel(&self, u: usize) -> usize {
+        if self.nchannels == 1 {
+            0
+        } else {
+            u % self.nchannels as usize
+        }
+    }
+
+    /// Account the busy interval `[s, e]` (busy intervals come in order of `s`): a gap
+    /// before it is idle; returns the part of it not yet counted busy.
+    #[inline]
+    fn busy(&mut self, s: u64, e: u64) -> u64 {
         if self.started && s > self.free_at {
             let gap = s - self.free_at;
             self.idle += gap;
@@ -234,7 +273,49 @@ impl<F: Flash> Ssd<F> {
                 self.idle_over += 1;
             }
         }
-        self.free_at = e;
+        let new = e.saturating_sub(s.max(self.free_at));
+        self.free_at = self.free_at.max(e);
+        new
+    }
+
+    /// Program `lpn` on its unit, its data ready at `ready`: the channel moves the
+    /// page in when both are free, then the unit programs it (GC included). Returns
+    /// when the program ends.
+    #[inline]
+    fn program_at(&mut self, lpn: u64, ready: u64) -> Result<u64, SsdError> {
+        let d = self.flash.program(lpn)?;
+        self.ops.flash_ns += d;
+        let u = self.unit(lpn);
+        let tch = self.cfg.t_channel_ns;
+        let e = if tch == 0 {
+            ready.max(self.units[u]) + d
+        } else {
+            let c = self.channel(u);
+            let x = ready.max(self.units[u]).max(self.channels[c]) + tch;
+            self.channels[c] = x;
+            x + d
+        };
+        self.units[u] = e;
+        Ok(e)
+    }
+
+    /// Read `lpn` on its unit from `ready`, then move it out over the channel (the unit
+    /// holds the data until then). Returns when the data has left the channel.
+    #[inline]
+    fn read_at(&mut self, lpn: u64, ready: u64) -> Result<u64, SsdError> {
+        let d = self.flash.read(lpn)?;
+        self.ops.page_reads += 1;
+        self.ops.flash_ns += d;
+        let u = self.unit(lpn);
+        let mut e = ready.max(self.units[u]) + d;
+        let tch = self.cfg.t_channel_ns;
+        if tch > 0 {
+            let c = self.channel(u);
+            e = e.max(self.channels[c]) + tch;
+            self.channels[c] = e;
+        }
+        self.units[u] = e;
+        Ok(e)
     }
 
     /// Run the APU in the idle time before an arrival at `a`.
@@ -254,27 +335,52 @@ impl<F: Flash> Ssd<F> {
             let Some(victim) = self.cache.as_mut().and_then(|c| c.apu_victim()) else {
                 return Ok(());
             };
-            let d = self.flash.program(victim)?;
+            // Idle: every resource is free, so the flush starts when it fires.
+            let e = self.program_at(victim, fire)?;
             self.ops.apu_programs += 1;
-            self.ops.flash_ns += d;
-            self.apu_busy += d;
-            self.busy(fire, fire + d);
+            self.apu_busy += e - fire;
+            self.slots.push(Reverse(e));
+            self.busy(fire, e);
         }
     }
 
     /// Bring the time integral of N(t) up to `t`, retiring completions up to it.
     #[inline]
     fn advance_queue(&mut self, t: u64) {
-        while let Some(&c) = self.in_system.front() {
+        while let Some(&Reverse(c)) = self.in_system.peek() {
             if c > t {
                 break;
             }
             self.area += self.in_system.len() as u128 * u128::from(c - self.area_t);
             self.area_t = c;
-            self.in_system.pop_front();
+            self.in_system.pop();
         }
         self.area += self.in_system.len() as u128 * u128::from(t - self.area_t);
         self.area_t = t;
+    }
+
+    /// Admit the request that arrived at `a`: at the earliest time from `a` and the
+    /// previous admission on at which fewer than `queue_depth` commands are in the
+    /// device.
+    #[inline]
+    fn admit(&mut self, a: u64) -> u64 {
+        let mut t = a.max(self.admitted);
+        let depth = self.cfg.queue_depth as usize;
+        loop {
+            while let Some(&Reverse(c)) = self.slots.peek() {
+                if c > t {
+                    break;
+                }
+                self.slots.pop();
+            }
+            if self.slots.len() < depth {
+                break;
+            }
+            // Full: wait for the earliest command to finish (the loop retires it).
+            t = self.slots.peek().map_or(t, |&Reverse(c)| c);
+        }
+        self.admitted = t;
+        t
     }
 
     /// Hint that `reqs` come next. Loads the flash back end's table entries for the
@@ -349,6 +455,7 @@ impl<F: Flash> Ssd<F> {
             self.first_arrival = a;
             self.area_t = a;
             self.free_at = a;
+            self.admitted = a;
         } else if a < self.last_arrival {
             self.reordered += 1;
             a = self.last_arrival;
@@ -360,11 +467,11 @@ impl<F: Flash> Ssd<F> {
         if self.in_system.len() as u64 >= u64::from(self.cfg.queue_depth) {
             self.queue_full += 1;
         }
-        let start = a.max(self.free_at);
+        let start = self.admit(a);
         let (done, pages) = self.serve(req, start)?;
-        self.request_busy += done - start;
-        self.busy(start, done);
-        self.in_system.push_back(done);
+        self.slots.push(Reverse(done));
+        self.request_busy += self.busy(start, done);
+        self.in_system.push(Reverse(done));
         self.max_in_system = self.max_in_system.max(self.in_system.len() as u64);
         let resp = done - a;
         self.h_all.record(resp);
@@ -410,8 +517,10 @@ impl<F: Flash> Ssd<F> {
         }
         let (tc, tb) = (self.cfg.t_cache_ns, self.cfg.t_bus_ns);
         // `link`: the host link's free time; `done`: the latest page completion.
-        let mut link = start;
+        let mut link = self.link.max(start);
         let mut done = start;
+        let mut waiting = std::mem::take(&mut self.waiting);
+        waiting.clear();
         for p in first..=last {
             let lpn = if p >= lp { p % lp } else { p };
             match req.op {
@@ -423,12 +532,7 @@ impl<F: Flash> Ssd<F> {
                             continue;
                         }
                     }
-                    let d = self.flash.read(lpn)?;
-                    self.ops.page_reads += 1;
-                    self.ops.flash_ns += d;
-                    let u = self.unit(lpn);
-                    let e = start.max(self.units[u]) + d;
-                    self.units[u] = e;
+                    let e = self.read_at(lpn, start)?;
                     link = link.max(e) + tb;
                     done = done.max(link);
                 }
@@ -436,23 +540,16 @@ impl<F: Flash> Ssd<F> {
                     link += tb;
                     if let Some(c) = &mut self.cache {
                         if let Some(v) = c.write(lpn, link) {
-                            let d = self.flash.program(v)?;
+                            let e = self.program_at(v, link)?;
                             self.ops.on_demand_programs += 1;
-                            self.ops.flash_ns += d;
-                            let u = self.unit(v);
-                            let e = link.max(self.units[u]) + d;
-                            self.units[u] = e;
-                            link = e;
+                            waiting.push(e);
+                        } else {
+                            link += tc;
+                            done = done.max(link);
                         }
-                        link += tc;
-                        done = done.max(link);
                     } else {
-                        let d = self.flash.program(lpn)?;
+                        let e = self.program_at(lpn, link)?;
                         self.ops.direct_programs += 1;
-                        self.ops.flash_ns += d;
-                        let u = self.unit(lpn);
-                        let e = link.max(self.units[u]) + d;
-                        self.units[u] = e;
                         done = done.max(e);
                     }
                 }
@@ -464,12 +561,25 @@ impl<F: Flash> Ssd<F> {
                 }
             }
         }
+        // Pages that waited for their victim's program enter the cache after the
+        // request's other transfers, in page order.
+        for &e in &waiting {
+            link = link.max(e) + tc;
+            done = done.max(link);
+        }
+        self.waiting = waiting;
+        self.link = link;
         Ok((done, last - first + 1))
     }
 
     /// End the run: the report.
     pub fn finish(mut self) -> Report {
-        let end = self.in_system.back().copied().unwrap_or(self.first_arrival);
+        // The last completion, or the end of an APU flush that outlasts it.
+        let end = if self.started {
+            self.free_at
+        } else {
+            self.first_arrival
+        };
         self.advance_queue(end);
         let span = end.saturating_sub(self.first_arrival);
         let requests = self.h_all.count();

@@ -18,6 +18,11 @@ pub trait Flash {
     fn logical_pages(&self) -> u64;
     /// Independent parallel units (channels x ways).
     fn units(&self) -> u32;
+    /// Channels the units are spread over (unit `u` on channel `u mod channels`); they
+    /// matter when the device charges a channel transfer time.
+    fn channels(&self) -> u32 {
+        1
+    }
     /// Read one page; returns the flash time it takes.
     fn read(&mut self, lpn: u64) -> Result<u64, SsdError>;
     /// Program one page; returns the flash time, garbage collection included.
@@ -43,6 +48,7 @@ pub struct FtlFlash {
     ftl: AnyFtl,
     read_ns: u64,
     units: u32,
+    channels: u32,
 }
 
 impl FtlFlash {
@@ -55,11 +61,11 @@ impl FtlFlash {
     /// of pages that hold no data, which the FTL itself does not time.
     pub fn from_ftl(ftl: AnyFtl, read_ns: u64) -> FtlFlash {
         let g = ftl.geometry();
-        let units = g.channels * g.ways;
         FtlFlash {
-            ftl,
             read_ns,
-            units,
+            units: g.channels * g.ways,
+            channels: g.channels,
+            ftl,
         }
     }
 
@@ -78,6 +84,9 @@ impl Flash for FtlFlash {
     }
     fn units(&self) -> u32 {
         self.units
+    }
+    fn channels(&self) -> u32 {
+        self.channels
     }
     #[inline]
     fn read(&mut self, lpn: u64) -> Result<u64, SsdError> {

@@ -2,11 +2,12 @@
 //! (paper 004: M. Huang, O. Serres, V. K. Narayana, T. El-Ghazawi, G. Newby, "Efficient
 //! Cache Design for Solid-State Drives", ACM Computing Frontiers 2010; `docs/ssd.md`).
 //!
-//! Requests arrive at trace timestamps or from an [`Arrival`] process, wait in an FCFS
-//! queue and are served by the [`OnBoardCache`] and a [`Flash`] back end: a wafer-ftl
-//! FTL ([`FtlFlash`], whose GC and merge work is charged to the operation that caused
-//! it) or constant page times ([`FixedFlash`]). The timing model is documented in
-//! [`device`]; the cache in [`cache`].
+//! Requests arrive at trace timestamps or from an [`Arrival`] process, are admitted in
+//! arrival order up to the native command queueing depth, and are served concurrently
+//! by the [`OnBoardCache`], a serial host link and the parallel units of a [`Flash`]
+//! back end: a wafer-ftl FTL ([`FtlFlash`], whose GC and merge work is charged to the
+//! operation that caused it, on its unit) or constant page times ([`FixedFlash`]). The
+//! timing model is documented in [`device`]; the cache in [`cache`].
 //!
 //! ```
 //! use wafer_ssd::{Apu, Assoc, CacheConfig, FixedFlash, Ssd, SsdConfig};

@@ -1,9 +1,11 @@
 //! Regression fingerprints of long runs: every request's arrival, start and completion
 //! time, the full report (response statistics, cache, flash and FTL counters, timing,
-//! series) and the FTL's per-block erase counts, folded into hashes whose values were
-//! recorded from the straightforward implementation. Speed work on the device, the
-//! cache or the FTL must leave every one of them unchanged; the readable counters
-//! beside each hash say where a difference starts.
+//! series) and the FTL's per-block erase counts, folded into hashes. The values of the
+//! FCFS model were recorded from its straightforward implementation; those of the
+//! queued model (default depth 32) when it replaced it, and at depth 1 the queued model
+//! still gives the FCFS model's completions without a cache, hash for hash. Speed work
+//! on the device, the cache or the FTL must leave every one of them unchanged; the
+//! readable counters beside each hash say where a difference starts.
 //!
 //! The workload mixes reads, writes and trims of 1-4 pages, half of them on a hot
 //! region of four times the cache, on a 128 MiB samsung-k9 page-level FTL (GC runs
@@ -86,13 +88,19 @@ struct Print {
     max_ns: u64,
 }
 
-fn fingerprint(cache: Option<CacheConfig>, units: (u32, u32), hot_cold: bool) -> Print {
+fn fingerprint(
+    cache: Option<CacheConfig>,
+    units: (u32, u32),
+    hot_cold: bool,
+    queue_depth: u32,
+) -> Print {
     let mut dev = wafer_ftl::Device::from_profile("samsung-k9").unwrap();
     dev.geometry = wafer_ftl::Geometry::with_op(LOGICAL_PAGES * PAGE, 0.15, 4096, 64).unwrap();
     (dev.geometry.channels, dev.geometry.ways) = units;
     dev.page.hot_cold = hot_cold;
     let cfg = SsdConfig {
         cache,
+        queue_depth,
         ..SsdConfig::default()
     };
     let mut ssd = Ssd::new(cfg, FtlFlash::new(&dev).unwrap()).unwrap();
@@ -154,10 +162,31 @@ fn check(got: Print, want: Print) {
 #[test]
 fn no_cache() {
     check(
-        fingerprint(None, (1, 1), false),
+        fingerprint(None, (1, 1), false, 32),
+        Print {
+            completions: 1295266821467243313,
+            report: 10851354550878935057,
+            erase_counts: 4754365858677385348,
+            erases: 2327,
+            gc_copies: 60827,
+            on_demand: 0,
+            apu: 0,
+            p99_ns: 140509183,
+            max_ns: 199900655,
+        },
+    );
+}
+
+/// At depth 1 the device is the FCFS single server: every completion as recorded
+/// from it (the report hash differs only in the arrivals counted as finding the
+/// queue full, which depend on the depth).
+#[test]
+fn no_cache_at_depth_one_is_the_fcfs_server() {
+    check(
+        fingerprint(None, (1, 1), false, 1),
         Print {
             completions: 4770503932986806906,
-            report: 16455066102615528883,
+            report: 15644666895883435059,
             erase_counts: 4754365858677385348,
             erases: 2327,
             gc_copies: 60827,
@@ -172,17 +201,17 @@ fn no_cache() {
 #[test]
 fn direct_mapped_write_back() {
     check(
-        fingerprint(cache(Assoc::Ways(1), Apu::Off), (1, 1), false),
+        fingerprint(cache(Assoc::Ways(1), Apu::Off), (1, 1), false, 32),
         Print {
-            completions: 18053978965390718043,
-            report: 17357828671444382948,
+            completions: 11324683137308152287,
+            report: 11645998947471590396,
             erase_counts: 6210026448015020037,
             erases: 1972,
             gc_copies: 50024,
             on_demand: 113685,
             apu: 0,
-            p99_ns: 36175871,
-            max_ns: 76639613,
+            p99_ns: 29097983,
+            max_ns: 68704613,
         },
     );
 }
@@ -190,17 +219,17 @@ fn direct_mapped_write_back() {
 #[test]
 fn two_way_apu_lru_four_units() {
     check(
-        fingerprint(cache(Assoc::Ways(2), Apu::Lru), (2, 2), false),
+        fingerprint(cache(Assoc::Ways(2), Apu::Lru), (2, 2), false, 32),
         Print {
-            completions: 9990946713889413193,
-            report: 6876091927226046792,
-            erase_counts: 9231097097204790403,
-            erases: 1982,
-            gc_copies: 50382,
-            on_demand: 108155,
-            apu: 5843,
-            p99_ns: 30670847,
-            max_ns: 66984687,
+            completions: 4945743039632353434,
+            report: 7313677995869739214,
+            erase_counts: 7057731231970008229,
+            erases: 1988,
+            gc_copies: 50707,
+            on_demand: 107486,
+            apu: 6554,
+            p99_ns: 23461887,
+            max_ns: 41277118,
         },
     );
 }
@@ -208,17 +237,17 @@ fn two_way_apu_lru_four_units() {
 #[test]
 fn four_way_apu_lfu() {
     check(
-        fingerprint(cache(Assoc::Ways(4), Apu::Lfu), (1, 1), false),
+        fingerprint(cache(Assoc::Ways(4), Apu::Lfu), (1, 1), false, 32),
         Print {
-            completions: 17242263410636266044,
-            report: 12714087570098229410,
-            erase_counts: 9201697700055578951,
-            erases: 1982,
-            gc_copies: 50556,
-            on_demand: 107995,
-            apu: 5810,
-            p99_ns: 32505855,
-            max_ns: 65196002,
+            completions: 5013672448928011137,
+            report: 1679533058220986604,
+            erase_counts: 18242674458764095942,
+            erases: 1983,
+            gc_copies: 50655,
+            on_demand: 107801,
+            apu: 6009,
+            p99_ns: 29753343,
+            max_ns: 69687152,
         },
     );
 }
@@ -226,17 +255,17 @@ fn four_way_apu_lfu() {
 #[test]
 fn fully_associative_apu_lru() {
     check(
-        fingerprint(cache(Assoc::Full, Apu::Lru), (1, 1), false),
+        fingerprint(cache(Assoc::Full, Apu::Lru), (1, 1), false, 32),
         Print {
-            completions: 14678079903330534231,
-            report: 5993671090646076505,
+            completions: 2905451197554221780,
+            report: 475774538766758925,
             erase_counts: 4702590151630623008,
             erases: 1971,
             gc_copies: 49967,
-            on_demand: 107855,
-            apu: 5811,
-            p99_ns: 33292287,
-            max_ns: 67880222,
+            on_demand: 107714,
+            apu: 5952,
+            p99_ns: 30408703,
+            max_ns: 63713278,
         },
     );
 }
@@ -244,17 +273,17 @@ fn fully_associative_apu_lru() {
 #[test]
 fn fully_associative_apu_lfu_hot_cold_two_channels() {
     check(
-        fingerprint(cache(Assoc::Full, Apu::Lfu), (2, 1), true),
+        fingerprint(cache(Assoc::Full, Apu::Lfu), (2, 1), true, 32),
         Print {
-            completions: 11244800087391198005,
-            report: 7720882374791703274,
+            completions: 3134336571010294257,
+            report: 9371920494092409522,
             erase_counts: 12703894667604695271,
             erases: 1942,
             gc_copies: 48101,
-            on_demand: 107726,
-            apu: 5939,
-            p99_ns: 29491199,
-            max_ns: 61970301,
+            on_demand: 107207,
+            apu: 6458,
+            p99_ns: 22151167,
+            max_ns: 42397015,
         },
     );
 }

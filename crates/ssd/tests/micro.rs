@@ -110,9 +110,11 @@ fn apu_cuts_response_time_of_random_writes_at_small_caches() {
         let (none, _) = micro(kind, 10_000, 10.0, None);
         for ways in [1, 2, 4] {
             let (wb, _) = micro(kind, 10_000, 10.0, cache(8, ways, Apu::Off));
-            // Paper: write-back alone is slightly worse than no cache at small caches.
+            // Write-back alone buys almost nothing at small caches: nearly every write
+            // miss still programs a page, now a victim's (paper: slightly worse; the
+            // FCFS model reproduced that by holding the host link during each flush).
             assert!(
-                mean_ms(&wb) > mean_ms(&none),
+                mean_ms(&wb) >= 0.95 * mean_ms(&none),
                 "{kind} {ways}-way: wb {} none {}",
                 mean_ms(&wb),
                 mean_ms(&none)
@@ -197,6 +199,7 @@ fn fixed_pair_thrash_shows_the_set_conflict_mechanism() {
         assert_eq!(od, if ways == 1 { 199 * 64 } else { 0 });
         resp.push(mean_ms(&r));
     }
-    // 64 x (10 + 200 + 10) us vs 64 x 20 us: 11x.
+    // 64 programs of 200 us on the one unit (the transfers overlap them) vs 64 x 20 us
+    // through the cache: 10x.
     assert!(resp[0] >= 7.0 * resp[1], "{resp:?}");
 }

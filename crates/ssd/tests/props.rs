@@ -1,12 +1,12 @@
 //! Property tests on long random runs: Little's law (time-integrated number in the
-//! device = throughput x mean response), utilisation and FCFS sanity, cache
-//! invariants.
+//! device = throughput x mean response), utilisation, admission at most queue depth
+//! at a time in arrival order (FCFS service at depth 1), cache invariants.
 
 mod common;
 
 use common::*;
 use proptest::prelude::*;
-use wafer_ssd::{run, Apu, Arrival, Assoc, CacheConfig, FixedFlash, Ssd, SsdConfig, VecReader};
+use wafer_ssd::{run, Apu, Arrival, Assoc, CacheConfig, Ssd, SsdConfig, VecReader};
 use wafer_trace::{Op, Request, NO_TIME};
 
 fn arb_reqs(n: usize) -> impl Strategy<Value = Vec<(u64, u8, u64, u64)>> {
@@ -38,8 +38,10 @@ fn arb_cfg() -> impl Strategy<Value = SsdConfig> {
         0u64..30,
         0u64..30,
         1u64..4,
+        prop_oneof![Just(0u64), 1u64..40],
+        prop_oneof![Just(1u32), 2u32..9],
     )
-        .prop_map(|(cache, tc, tb, thr)| SsdConfig {
+        .prop_map(|(cache, tc, tb, thr, tch, depth)| SsdConfig {
             cache: cache.map(|(l, a, apu)| CacheConfig {
                 lines: 4 << l,
                 assoc: match a {
@@ -53,7 +55,8 @@ fn arb_cfg() -> impl Strategy<Value = SsdConfig> {
             idle_threshold_ns: thr * MS / 2,
             t_cache_ns: tc * US,
             t_bus_ns: tb * US,
-            queue_depth: 4,
+            t_channel_ns: tch * US,
+            queue_depth: depth,
             wrap: false,
         })
 }
@@ -62,10 +65,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn littles_law_utilisation_and_fcfs(raw in arb_reqs(3000), cfg in arb_cfg(), units in 1u32..5, closed in 0u32..4) {
+    fn littles_law_utilisation_and_admission(raw in arb_reqs(3000), cfg in arb_cfg(), units in 1u32..5, per_channel in any::<bool>(), closed in 0u32..4) {
         let arrival = if closed == 0 { Arrival::Trace } else { Arrival::Closed { depth: closed } };
         let reqs = build(&raw, closed == 0);
-        let flash = FixedFlash { read_ns: 25 * US, program_ns: 200 * US, page_size: PAGE, logical_pages: 1 << 10, units };
+        let mut flash = Recording::new(25 * US, 200 * US, units);
+        flash.channels = if per_channel { units } else { 1 };
         let mut ssd = Ssd::new(cfg, flash).unwrap();
         let mut comps = vec![];
         run(&mut ssd, &mut VecReader::new(reqs.clone()), arrival, None, |_| {}, |_, c| comps.push(*c)).unwrap();
@@ -74,13 +78,19 @@ proptest! {
         }
         let r = ssd.finish();
         let t = &r.timing;
-        // FCFS: starts and completions in arrival order, no overlap of service.
+        // Admission in arrival order, at most queue depth requests in the device; at
+        // depth 1 FCFS service: no overlap.
         for w in comps.windows(2) {
             prop_assert!(w[1].arrival_ns >= w[0].arrival_ns);
-            prop_assert!(w[1].start_ns >= w[0].done_ns);
+            prop_assert!(w[1].start_ns >= w[0].start_ns);
+            if cfg.queue_depth == 1 {
+                prop_assert!(w[1].start_ns >= w[0].done_ns);
+            }
         }
-        for c in &comps {
+        for (i, c) in comps.iter().enumerate() {
             prop_assert!(c.arrival_ns <= c.start_ns && c.start_ns <= c.done_ns);
+            let inside = comps[..i].iter().filter(|p| p.done_ns > c.start_ns).count();
+            prop_assert!(inside < cfg.queue_depth as usize);
         }
         // Little's law from the independently integrated N(t).
         let sum: u128 = comps.iter().map(|c| u128::from(c.response_ns())).sum();
@@ -90,19 +100,24 @@ proptest! {
                 "L {} vs X R {}", t.mean_in_system, little);
             prop_assert!((t.mean_in_system - sum as f64 / t.span_ns as f64).abs() < 1e-9 * t.mean_in_system.max(1.0));
         }
-        // Busy + idle = span, utilisation in [0, 1], service sums to the busy time.
+        // Busy + idle = span, utilisation in [0, 1], the busy time is the union of
+        // the service intervals (their sum when they cannot overlap).
         prop_assert_eq!(t.request_busy_ns + t.apu_busy_ns + t.idle_ns, t.span_ns);
         prop_assert!((0.0..=1.0).contains(&t.utilisation));
         let service: u64 = comps.iter().map(|c| c.done_ns - c.start_ns).sum();
-        prop_assert_eq!(service, t.request_busy_ns);
-        prop_assert_eq!(t.apu_busy_ns, r.flash.apu_programs * 200 * US);
+        if cfg.queue_depth == 1 {
+            prop_assert_eq!(service, t.request_busy_ns);
+        } else {
+            prop_assert!(t.request_busy_ns <= service);
+        }
+        prop_assert_eq!(t.apu_busy_ns, r.flash.apu_programs * (200 * US + cfg.t_channel_ns));
         if let Arrival::Closed { depth } = arrival {
             prop_assert!(t.max_in_system <= u64::from(depth));
             prop_assert_eq!(t.apu_busy_ns, 0, "a closed loop never idles");
         }
-        // Without a cache, one unit and free transfers, the device is a plain sum of
-        // flash times: an independent count of the busy time.
-        if cfg.cache.is_none() && units == 1 && cfg.t_bus_ns == 0 {
+        // Without a cache, one unit and free transfers, the device is busy exactly
+        // while its unit is, at any depth: an independent count of the busy time.
+        if cfg.cache.is_none() && units == 1 && cfg.t_bus_ns == 0 && cfg.t_channel_ns == 0 {
             let (rd, wr) = reqs.iter().fold((0, 0), |(rd, wr), q| match q.op {
                 Op::Read => (rd + q.len as u64 / PAGE, wr),
                 Op::Write => (rd, wr + q.len as u64 / PAGE),

@@ -1,7 +1,8 @@
 //! Hand-worked timing vectors after paper 004's Algorithm 1 and APU (Huang et al.,
 //! "Efficient Cache Design for Solid-State Drives", ACM Computing Frontiers 2010,
 //! Sec. 3; 2 sets x 2 ways, set = LPN mod 2) and further cases on tiny devices,
-//! checked to the nanosecond.
+//! checked to the nanosecond. They were worked out for the FCFS single server, which
+//! the device is at queue depth 1; `ncq.rs` has the queued cases.
 
 mod common;
 
@@ -13,7 +14,7 @@ use wafer_trace::Op::{Read as R, Write as W};
 use wafer_trace::Request;
 
 /// The hand-worked vectors' setting: 4 lines, 2 ways, zero service time except a 0.2 ms
-/// program.
+/// program, one request at a time.
 fn vec_cfg(apu: Apu) -> SsdConfig {
     SsdConfig {
         cache: Some(CacheConfig {
@@ -24,7 +25,8 @@ fn vec_cfg(apu: Apu) -> SsdConfig {
         idle_threshold_ns: 2 * MS,
         t_cache_ns: 0,
         t_bus_ns: 0,
-        queue_depth: 32,
+        t_channel_ns: 0,
+        queue_depth: 1,
         wrap: false,
     }
 }
@@ -167,10 +169,12 @@ fn v4_stale_before_clean_without_write_back() {
     assert_eq!(c[4].response_ns(), 0);
 }
 
-/// wafer's default times (t_cache = t_bus = 10 us) on a fixed K9 flash.
+/// wafer's default times (t_cache = t_bus = 10 us) on a fixed K9 flash, one request
+/// at a time.
 fn timed(cache: Option<CacheConfig>, units: u32) -> Ssd<Recording> {
     let cfg = SsdConfig {
         cache,
+        queue_depth: 1,
         ..SsdConfig::default()
     };
     Ssd::new(cfg, Recording::new(25 * US, 200 * US, units)).unwrap()

@@ -8,16 +8,18 @@
 //! (`--csv`, `--plot`) replace their targets only once complete.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
-use wafer_cache::{Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
+use wafer_cache::{Input, Metrics, PreparedTrace, SimConfig};
+use wafer_lab::experiment::TraceDef;
 use wafer_lab::plot::{Chart, Kind, Series};
-use wafer_trace::units::{parse_page_size, parse_size, CacheSize};
+use wafer_lab::{Access, Experiment};
 use wafer_trace::Granularity;
 
-use super::sim::{parse_policy, GranularityArg};
+use super::run_args::RunArgs;
+use super::sim::{flag, lab_error, parse_policy};
 use super::{about_file, list, no_duplicates, policy_list, refuse_input_as_output, usage};
 use crate::progress;
 
@@ -83,24 +85,8 @@ pub struct Args {
     /// footprint (5%); repeatable or comma-separated.
     #[arg(long, num_args = 1..)]
     pub sizes: Vec<String>,
-    /// Erase-block size (block = page div pages-per-block).
-    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
-    pub block: String,
-    /// Page size.
-    #[arg(long, default_value = "4KiB")]
-    pub page_size: String,
-    /// Page accesses, or one access per record.
-    #[arg(long, value_enum, default_value_t = GranularityArg::Page)]
-    pub granularity: GranularityArg,
-    /// Accesses of a warm-up prefix that are not counted.
-    #[arg(long, default_value_t = 0)]
-    pub warmup: u64,
-    /// Read the page from storage on a write miss too.
-    #[arg(long)]
-    pub write_miss_fetch: bool,
-    /// Write the dirty pages left at the end (reported apart).
-    #[arg(long)]
-    pub flush_at_end: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Write the rows as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -146,14 +132,34 @@ fn method_of(text: &str) -> anyhow::Result<Method> {
 
 /// Run `wafer curve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let specs = policy_list(&args.policies)
-        .iter()
-        .map(|p| parse_policy(p).map(|s| (p.clone(), s)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let labelled: Vec<(String, String)> =
-        specs.iter().map(|(t, s)| (t.clone(), s.label())).collect();
-    no_duplicates("policy", &labelled)?;
-    let specs: Vec<PolicySpec> = specs.into_iter().map(|(_, s)| s).collect();
+    let policies = policy_list(&args.policies);
+    // Parsed here first for the "did you mean" hint; the description checks the rest.
+    for p in &policies {
+        parse_policy(p)?;
+    }
+    let sizes_given = list(&args.sizes);
+    // The run options are checked as `wafer sim`'s are; with no sizes given, the
+    // curve's largest size (the footprint) stands for the sizes drawn later.
+    let mut exp = Experiment::new(
+        "wafer curve",
+        vec![TraceDef::file(args.trace.clone())],
+        policies,
+        if sizes_given.is_empty() {
+            vec!["100%".into()]
+        } else {
+            sizes_given.clone()
+        },
+    );
+    args.run.describe(&mut exp);
+    let at = |key: &str| {
+        if key.starts_with("cache_sizes") {
+            "--sizes".to_string()
+        } else {
+            flag(key)
+        }
+    };
+    let settings = exp.settings_as(&at, Path::new("")).map_err(lab_error)?;
+    let specs = settings.policies;
     let methods = list(&args.methods)
         .iter()
         .map(|m| method_of(m).map(|v| (m.clone(), v)))
@@ -201,30 +207,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.points == 0 {
         return Err(usage("--points: at least one size"));
     }
-    let sizes_given = list(&args.sizes)
-        .into_iter()
-        .map(|c| {
-            CacheSize::parse(&c)
-                .map(|s| (c, s))
-                .map_err(|e| usage(e.to_string()))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    no_duplicates("size", &sizes_given)?;
-    let granularity = match args.granularity {
-        GranularityArg::Page => Granularity::Page {
-            page_size: parse_page_size(&args.page_size).map_err(usage)?,
+    let granularity = match exp.access {
+        Access::Page => Granularity::Page {
+            page_size: settings.page_size.get(),
         },
-        GranularityArg::Record => Granularity::Record,
+        Access::Record => Granularity::Record,
     };
     let unit = granularity.unit();
-    let block = parse_size(&args.block).map_err(|e| usage(e.to_string()))?;
-    if block < unit || block % unit != 0 {
-        return Err(usage(format!(
-            "block size {} must be a multiple of the {unit} B page",
-            args.block
-        )));
-    }
-    let ppb = u32::try_from(block / unit).map_err(|_| usage("block size too large"))?;
+    let ppb = settings.pages_per_block.get();
     for out in [&args.csv, &args.plot].into_iter().flatten() {
         refuse_input_as_output(out, &[&args.trace])?;
     }
@@ -242,9 +232,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         granularity,
         capacity_pages: 1,
         pages_per_block: ppb,
-        warmup: args.warmup,
-        write_miss_fetch: args.write_miss_fetch,
-        flush_at_end: args.flush_at_end,
+        warmup: exp.warmup,
+        write_miss_fetch: exp.write_miss_fetch,
+        flush_at_end: exp.flush_at_end,
         ..SimConfig::default()
     };
 
@@ -290,7 +280,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let sizes: Vec<u32> = if sizes_given.is_empty() {
         curve::log_sizes(u32::try_from(footprint).unwrap_or(u32::MAX), args.points)
     } else {
-        sizes_given
+        settings
+            .sizes
             .iter()
             .map(|(_, s)| s.pages(unit, footprint).map_err(|e| usage(e.to_string())))
             .collect::<anyhow::Result<Vec<_>>>()?
@@ -354,9 +345,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 page_size: u32::try_from(unit).unwrap_or(u32::MAX),
                 pages_per_block: ppb,
                 granularity,
-                warmup: args.warmup,
-                write_miss_fetch: args.write_miss_fetch,
-                flush_at_end: args.flush_at_end,
+                warmup: exp.warmup,
+                write_miss_fetch: exp.write_miss_fetch,
+                flush_at_end: exp.flush_at_end,
                 metrics: p.metrics,
             });
         }

@@ -17,6 +17,7 @@ apu runs paper 004's micro benchmarks on the timed SSD (see docs/experiments.md)
 --requests sets its requests per cell (default 2000).
 Examples:
   wafer reproduce ts-clock
+  wafer reproduce ts-clock --quick
   wafer reproduce craw -o out/craw --jobs 2
   wafer reproduce apu --requests 1000")]
 pub struct Args {
@@ -31,18 +32,30 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
+    /// The same design on the first trace at the smallest and largest cache size
+    /// (devices and aging unchanged): a check that runs in about a minute.
+    #[arg(long)]
+    pub quick: bool,
 }
 
-/// Run `preset` into `out` and print the comparison.
-pub fn reproduce(preset: &'static Preset, out: &Path, jobs: usize) -> anyhow::Result<()> {
-    let plan = preset.plan()?;
+/// Run `preset` (its `quick` form if asked) into `out`; print the setup table, then
+/// each claim's comparison and verdict.
+pub fn reproduce(
+    preset: &'static Preset,
+    out: &Path,
+    jobs: usize,
+    quick: bool,
+) -> anyhow::Result<()> {
+    let plan = preset.plan(quick)?;
     let mut stdout = std::io::stdout();
-    writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
-    writeln!(stdout, "note: {NOTE}")?;
-    let head = vec![
+    let mut head = vec![
         format!("{}: {}", preset.name, preset.paper),
-        NOTE.to_string(),
+        format!("note: {NOTE}"),
     ];
+    head.extend(preset.setup_lines(&plan));
+    for l in &head {
+        writeln!(stdout, "{l}")?;
+    }
     let preface = move |results: &[wafer_lab::CellResult]| {
         let mut lines = head.clone();
         lines.extend(preset.compare(results));
@@ -119,5 +132,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args
         .out
         .unwrap_or_else(|| Path::new("wafer-out").join(preset.name));
-    reproduce(preset, &out, args.jobs)
+    reproduce(preset, &out, args.jobs, args.quick)
 }

@@ -21,19 +21,11 @@ use indicatif::ProgressBar;
 use wafer_cache::after::FileSink;
 use wafer_cache::{CostModel, PolicySpec, SimError};
 use wafer_lab::experiment::{Outputs, TraceDef};
-use wafer_lab::{Access, CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
+use wafer_lab::{CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
 
+use super::run_args::RunArgs;
 use super::{list, policy_list, refuse_input_as_output, unknown, usage};
 use crate::progress;
-
-/// How requests become cache accesses.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GranularityArg {
-    /// Every page a request touches is one access (default).
-    Page,
-    /// One access per record, keyed by its first sector (libCacheSim's object view).
-    Record,
-}
 
 /// Arguments of `wafer sim`.
 #[derive(clap::Args, Debug)]
@@ -70,24 +62,8 @@ pub struct Args {
     /// beyond the capacity are an error).
     #[arg(long = "map", visible_alias = "address-map", default_value = "compact")]
     pub address_map: String,
-    /// Erase-block size (block = page div pages-per-block).
-    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
-    pub block: String,
-    /// Page size.
-    #[arg(long, default_value = "4KiB")]
-    pub page_size: String,
-    /// Page accesses, or one access per record.
-    #[arg(long, value_enum, default_value_t = GranularityArg::Page)]
-    pub granularity: GranularityArg,
-    /// Accesses of a warm-up prefix that are not counted.
-    #[arg(long, default_value_t = 0)]
-    pub warmup: u64,
-    /// Read the page from storage on a write miss too.
-    #[arg(long)]
-    pub write_miss_fetch: bool,
-    /// Write the dirty pages left at the end (reported apart).
-    #[arg(long)]
-    pub flush_at_end: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Storage read time per page, ns (cost model).
     #[arg(long, default_value_t = CostModel::default().t_read_ns)]
     pub t_read_ns: u64,
@@ -133,7 +109,7 @@ pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
 }
 
 /// The flag a key of the run description comes from, for error messages.
-fn flag(key: &str) -> String {
+pub(crate) fn flag(key: &str) -> String {
     format!(
         "--{}",
         wafer_lab::experiment::option_name(key).replace('_', "-")
@@ -141,7 +117,7 @@ fn flag(key: &str) -> String {
 }
 
 /// Lab errors as CLI errors: a refused description is a usage error (exit 2).
-fn lab_error(e: LabError) -> anyhow::Error {
+pub(crate) fn lab_error(e: LabError) -> anyhow::Error {
     match e {
         LabError::Config { .. } => usage(e),
         e => e.into(),
@@ -157,40 +133,31 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
     }
     let caches = list(&args.caches);
     args.source.read_options()?;
-    Ok(Experiment {
-        name: "wafer sim".into(),
-        traces: vec![TraceDef {
+    let mut exp = Experiment::new(
+        "wafer sim",
+        vec![TraceDef {
             format: args.source.format.clone(),
             mapping: args.source.mapping(),
             ..TraceDef::file(args.trace.clone())
         }],
         policies,
-        cache_sizes: caches,
-        access: match args.granularity {
-            GranularityArg::Page => Access::Page,
-            GranularityArg::Record => Access::Record,
-        },
-        page_size: args.page_size.clone(),
-        block_size: args.block.clone(),
-        devices: list(&args.devices),
-        address_map: args.address_map.clone(),
-        aging: None,
-        warmup: args.warmup,
-        write_miss_fetch: args.write_miss_fetch,
-        flush_at_end: args.flush_at_end,
-        cost: CostModel {
-            t_read_ns: args.t_read_ns,
-            t_write_ns: args.t_write_ns,
-        },
-        workers: 0,
-        stream: args.stream,
-        outputs: Outputs {
-            figures: Vec::new(),
-            keep_after: false,
-            report: false,
-            series_every: args.series_every,
-        },
-    })
+        caches,
+    );
+    args.run.describe(&mut exp);
+    exp.devices = list(&args.devices);
+    exp.address_map = args.address_map.clone();
+    exp.cost = CostModel {
+        t_read_ns: args.t_read_ns,
+        t_write_ns: args.t_write_ns,
+    };
+    exp.stream = args.stream;
+    exp.outputs = Outputs {
+        figures: Vec::new(),
+        keep_after: false,
+        report: false,
+        series_every: args.series_every,
+    };
+    Ok(exp)
 }
 
 /// Progress of the runs: accesses simulated, runs done.

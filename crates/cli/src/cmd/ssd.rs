@@ -78,7 +78,12 @@ pub struct Args {
     /// Host-interface transfer time per page.
     #[arg(long, default_value = "10us")]
     t_bus: String,
-    /// Device command-queue depth (closed loops keep this many outstanding).
+    /// Flash channel transfer time per page, on the bus a channel's ways share (0: not
+    /// modelled).
+    #[arg(long, default_value = "0us")]
+    t_channel: String,
+    /// Native command queueing depth: requests served at once (1 = FCFS; closed loops
+    /// keep this many outstanding).
     #[arg(long, default_value_t = 32)]
     queue_depth: u32,
     /// Arrival times: trace, fixed:<gap>, poisson:<mean gap>[:seed], closed (queue depth
@@ -149,6 +154,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         idle_threshold_ns: parse_duration_ns(&a.idle_threshold).map_err(usage)?,
         t_cache_ns: parse_duration_ns(&a.t_cache).map_err(usage)?,
         t_bus_ns: parse_duration_ns(&a.t_bus).map_err(usage)?,
+        t_channel_ns: parse_duration_ns(&a.t_channel).map_err(usage)?,
         queue_depth: a.queue_depth,
         wrap: map == AddressMap::Wrap,
     };
@@ -290,16 +296,20 @@ fn print_text(
 ) -> std::io::Result<()> {
     let g = &dev.geometry;
     writeln!(stdout, "workload      {source}")?;
+    let count = |n: u32, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     writeln!(
         stdout,
-        "device        {} ({:?} FTL, {}, {} units, read {} / program {} / erase {} us)",
+        "device        {} ({:?} FTL, {}, {} ({} x {}), read {} / program {} / erase {} us), queue depth {}",
         dev.name,
         dev.ftl,
         format_size(g.logical_bytes()),
-        g.channels * g.ways,
+        count(g.channels * g.ways, "unit"),
+        count(g.channels, "channel"),
+        count(g.ways, "way"),
         dev.latency.read_ns / 1000,
         dev.latency.program_ns / 1000,
-        dev.latency.erase_ns / 1000
+        dev.latency.erase_ns / 1000,
+        cfg.queue_depth
     )?;
     writeln!(stdout, "addresses     {addresses}")?;
     match &r.cache {

@@ -36,6 +36,7 @@ pub enum FlashOp {
 /// hand-worked vectors).
 pub struct Recording {
     pub inner: FixedFlash,
+    pub channels: u32,
     pub log: Vec<FlashOp>,
 }
 
@@ -49,6 +50,7 @@ impl Recording {
                 logical_pages: 1 << 20,
                 units,
             },
+            channels: 1,
             log: vec![],
         }
     }
@@ -63,6 +65,9 @@ impl Flash for Recording {
     }
     fn units(&self) -> u32 {
         self.inner.units
+    }
+    fn channels(&self) -> u32 {
+        self.channels
     }
     fn read(&mut self, lpn: u64) -> Result<u64, SsdError> {
         self.log.push(FlashOp::Rd(lpn));

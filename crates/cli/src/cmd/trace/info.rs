@@ -11,7 +11,7 @@ use wafer_trace::stats::TraceStats;
 use wafer_trace::units::{format_size, parse_page_size};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
-use crate::cmd::sim::GranularityArg;
+use crate::cmd::run_args::GranularityArg;
 use crate::cmd::{unknown, usage};
 use crate::progress;
 

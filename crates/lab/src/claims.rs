@@ -1,0 +1,386 @@
+//! A paper's claim, what wafer measured for it, and the verdict
+//! (`docs/experiments.md`, "Verdicts").
+//!
+//! **Sign convention.** A claim says a proposed policy A beats a baseline B on a metric
+//! where lower is better. Each pair of cells that differ only in the policy (same
+//! trace, cache size and device) gives one effect: `1 - A/B` for a reduction ("by
+//! 30%"), `B/A` for a ratio ("3.7 times less"). An effect is *favourable* (the paper's
+//! direction) when it is above 0 (reduction) or above 1 (ratio).
+//!
+//! **Aggregation.** Per trace, the effects over cache sizes are reduced as the paper
+//! words the claim: the largest for "up to", the mean otherwise; wafer's figure is the
+//! mean of the per-trace figures (traces are never pooled cell by cell). A pair whose
+//! baseline metric is 0 (or, for a ratio, whose policy metric is 0) has no effect; it
+//! is counted and reported, never dropped silently.
+//!
+//! **Verdict.** *Supported*: every trace's figure is favourable and wafer's figure is
+//! at least half the paper's (a reduction of at least p/2; a ratio of at least
+//! 1 + (p-1)/2). *Contradicted*: no trace's figure is favourable. *Inconclusive*
+//! otherwise (the traces disagree, or the direction holds with a smaller effect), or
+//! when nothing could be compared. The rule is fixed here, not per claim.
+
+use crate::result::CellResult;
+
+/// How a comparison reads a cell (lower is better for every metric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Device busy time (flash operation latencies summed).
+    DeviceTime,
+    /// Block erases on the device, end flush included (the lifetime view).
+    Erases,
+    /// Block erases before the end flush began.
+    ErasesBeforeFlush,
+    /// Cost-model I/O time (reads x t_r + writes x t_w).
+    CostTime,
+    /// Pages the cache wrote to storage (write-backs + padding).
+    PagesWritten,
+}
+
+impl Metric {
+    /// The metric of cell `r`, if it has it.
+    pub fn of(self, r: &CellResult) -> Option<f64> {
+        match self {
+            Metric::DeviceTime => r.ftl.as_ref().map(|f| f.busy_ns as f64),
+            Metric::Erases => r.ftl.as_ref().map(|f| f.erases as f64),
+            Metric::ErasesBeforeFlush => r.ftl.as_ref().map(|f| f.erases_before_flush as f64),
+            Metric::CostTime => Some(r.cache.io_time_ns as f64),
+            Metric::PagesWritten => Some(r.write_backs() as f64),
+        }
+    }
+
+    /// Its name in the printed comparison.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::DeviceTime => "device time (sum of flash latencies)",
+            Metric::Erases => "erases (end flush included)",
+            Metric::ErasesBeforeFlush => "erases without the end flush",
+            Metric::CostTime => "I/O time (cost model)",
+            Metric::PagesWritten => "pages written to storage",
+        }
+    }
+}
+
+/// How a claim is expressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `1 - A/B` ("outperforms by x%").
+    Reduction,
+    /// `B/A` ("x times less").
+    Ratio,
+}
+
+/// How the paper reduces its figures over cache sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Over {
+    /// "up to": the largest effect.
+    UpTo,
+    /// "on average" or unqualified: the mean effect.
+    Mean,
+}
+
+/// One claim of a paper and how wafer checks it.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    /// The paper's sentence, abridged, with its figure or section.
+    pub text: &'static str,
+    /// The proposed policy.
+    pub policy: &'static str,
+    /// The baseline.
+    pub baseline: &'static str,
+    /// The metric (lower is better).
+    pub metric: Metric,
+    /// How the claim is expressed.
+    pub form: Form,
+    /// How the paper reduces over cache sizes.
+    pub over: Over,
+    /// The paper's figure: 0.29 for "29% less", 3.7 for "3.7 times less"; None for
+    /// a claim of direction only (no figure given).
+    pub paper: Option<f64>,
+    /// Device column to read (`none` for cache-only metrics).
+    pub device: &'static str,
+    /// What still differs from the paper's setup for this claim.
+    pub differences: &'static str,
+}
+
+/// The three verdicts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The effect shows, in the paper's direction, at least half as large.
+    Supported,
+    /// The effect goes the other way in every trace.
+    Contradicted,
+    /// Neither.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Supported => "supported",
+            Verdict::Contradicted => "contradicted",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// What wafer measured for a claim on one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// Per trace: its label, its figure (None if no pair could be compared) and the
+    /// number of pairs compared.
+    pub per_trace: Vec<(String, Option<f64>, usize)>,
+    /// Mean of the per-trace figures.
+    pub value: Option<f64>,
+    /// Pairs with no effect (zero denominator), as `trace @ cache`.
+    pub not_comparable: Vec<String>,
+}
+
+impl Claim {
+    fn favourable(&self, v: f64) -> bool {
+        match self.form {
+            Form::Reduction => v > 0.0,
+            Form::Ratio => v > 1.0,
+        }
+    }
+
+    /// The smallest figure the rule calls "at least half the paper's" (for a claim
+    /// of direction only, anything favourable).
+    pub fn half_of_paper(&self) -> f64 {
+        match (self.form, self.paper) {
+            (Form::Reduction, Some(p)) => p / 2.0,
+            (Form::Ratio, Some(p)) => 1.0 + (p - 1.0) / 2.0,
+            (Form::Reduction, None) => 0.0,
+            (Form::Ratio, None) => 1.0,
+        }
+    }
+
+    /// The paper's figure as printed.
+    fn paper_figure(&self) -> String {
+        self.paper
+            .map_or("a direction, no figure".into(), |p| self.show(p))
+    }
+
+    /// wafer's figures for this claim's pairs on `metric`.
+    pub fn measure(&self, metric: Metric, results: &[CellResult]) -> Measured {
+        let mut traces: Vec<String> = Vec::new();
+        for r in results {
+            if !traces.contains(&r.params.trace) {
+                traces.push(r.params.trace.clone());
+            }
+        }
+        let mut per_trace = Vec::new();
+        let mut not_comparable = Vec::new();
+        for t in traces {
+            let mut effects = Vec::new();
+            for a in results.iter().filter(|r| {
+                r.params.trace == t
+                    && r.params.policy == self.policy
+                    && r.params.device == self.device
+            }) {
+                let b = results.iter().find(|b| {
+                    b.params.policy == self.baseline
+                        && b.params.device == self.device
+                        && b.params.cache == a.params.cache
+                        && b.params.trace == t
+                });
+                let (Some(x), Some(y)) = (metric.of(a), b.and_then(|b| metric.of(b))) else {
+                    continue;
+                };
+                let effect = match self.form {
+                    Form::Reduction if y > 0.0 => Some(1.0 - x / y),
+                    Form::Ratio if x > 0.0 => Some(y / x),
+                    _ => None,
+                };
+                match effect {
+                    Some(e) => effects.push(e),
+                    None => not_comparable.push(format!("{t} @ {}", a.params.cache)),
+                }
+            }
+            let figure = match (effects.is_empty(), self.over) {
+                (true, _) => None,
+                (false, Over::UpTo) => effects.iter().copied().reduce(f64::max),
+                (false, Over::Mean) => Some(effects.iter().sum::<f64>() / effects.len() as f64),
+            };
+            per_trace.push((t, figure, effects.len()));
+        }
+        let figures: Vec<f64> = per_trace.iter().filter_map(|t| t.1).collect();
+        let value =
+            (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64);
+        Measured {
+            per_trace,
+            value,
+            not_comparable,
+        }
+    }
+
+    /// The verdict on `m` (this claim's own metric), and why.
+    pub fn judge(&self, m: &Measured) -> (Verdict, String) {
+        let figures: Vec<f64> = m.per_trace.iter().filter_map(|t| t.1).collect();
+        let Some(value) = m.value else {
+            return (
+                Verdict::Inconclusive,
+                format!(
+                    "nothing to compare ({} or {} not run on {}, or every baseline value is 0)",
+                    self.policy, self.baseline, self.device
+                ),
+            );
+        };
+        let favourable = figures.iter().filter(|&&v| self.favourable(v)).count();
+        let half = self.half_of_paper();
+        if favourable == figures.len() && (value >= half || self.paper.is_none()) {
+            (
+                Verdict::Supported,
+                format!(
+                    "favourable on every trace, {} against the paper's {}",
+                    self.show(value),
+                    self.paper_figure()
+                ),
+            )
+        } else if favourable == 0 {
+            (
+                Verdict::Contradicted,
+                format!(
+                    "{} does not beat {} on any trace ({})",
+                    self.policy,
+                    self.baseline,
+                    self.show(value)
+                ),
+            )
+        } else if favourable < figures.len() {
+            (
+                Verdict::Inconclusive,
+                format!(
+                    "the traces disagree: favourable on {favourable} of {}",
+                    figures.len()
+                ),
+            )
+        } else {
+            (
+                Verdict::Inconclusive,
+                format!(
+                    "same direction, smaller: {} against the paper's {} (the rule needs {})",
+                    self.show(value),
+                    self.paper_figure(),
+                    self.show(half)
+                ),
+            )
+        }
+    }
+
+    /// A figure in the claim's form.
+    pub fn show(&self, v: f64) -> String {
+        match self.form {
+            Form::Reduction => format!("{:+.1}%", v * 100.0),
+            Form::Ratio => format!("{v:.2}x"),
+        }
+    }
+
+    /// The printed comparison: the paper's figure, wafer's figures per trace, the
+    /// end-flush view for erases, the differences that remain and the verdict.
+    pub fn report(&self, results: &[CellResult]) -> Vec<String> {
+        let m = self.measure(self.metric, results);
+        let (verdict, why) = self.judge(&m);
+        let over = match self.over {
+            Over::UpTo => "largest over cache sizes",
+            Over::Mean => "mean over cache sizes",
+        };
+        let mut out = vec![
+            format!("claim: {}", self.text),
+            format!(
+                "  paper: {} vs {}, {}: {}",
+                self.policy,
+                self.baseline,
+                self.metric.name(),
+                self.paper_figure()
+            ),
+        ];
+        let traces = |m: &Measured| {
+            m.per_trace
+                .iter()
+                .map(|(t, v, n)| match v {
+                    Some(v) => format!("{t} {} ({n} sizes)", self.show(*v)),
+                    None => format!("{t} n/a"),
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        out.push(format!(
+            "  wafer: {} on {} ({over}): {}; mean over traces {}",
+            self.metric.name(),
+            self.device,
+            traces(&m),
+            m.value.map_or("n/a".into(), |v| self.show(v))
+        ));
+        if self.metric == Metric::Erases {
+            let raw = self.measure(Metric::ErasesBeforeFlush, results);
+            out.push(format!(
+                "         without the end flush: {}; mean {}",
+                traces(&raw),
+                raw.value.map_or("n/a".into(), |v| self.show(v))
+            ));
+        }
+        if !m.not_comparable.is_empty() {
+            out.push(format!(
+                "  not comparable (a zero denominator of {}): {}",
+                self.metric.name(),
+                m.not_comparable.join(", ")
+            ));
+        }
+        out.push(format!("  setup differences: {}", self.differences));
+        out.push(format!("  verdict: {} ({why})", verdict.name()));
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(form: Form, paper: Option<f64>) -> Claim {
+        Claim {
+            text: "A beats B",
+            policy: "a",
+            baseline: "b",
+            metric: Metric::Erases,
+            form,
+            over: Over::Mean,
+            paper,
+            device: "d",
+            differences: "",
+        }
+    }
+
+    fn measured(figures: &[Option<f64>]) -> Measured {
+        let per_trace: Vec<(String, Option<f64>, usize)> = figures
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (format!("t{i}"), *v, 1))
+            .collect();
+        let known: Vec<f64> = figures.iter().flatten().copied().collect();
+        Measured {
+            per_trace,
+            value: (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64),
+            not_comparable: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_rule_reads_as_documented() {
+        let c = claim(Form::Reduction, Some(0.30));
+        let v = |f: &[Option<f64>]| c.judge(&measured(f)).0;
+        assert_eq!(v(&[Some(0.20), Some(0.16)]), Verdict::Supported);
+        assert_eq!(v(&[Some(0.20), Some(0.05)]), Verdict::Inconclusive);
+        assert_eq!(v(&[Some(0.40), Some(-0.01)]), Verdict::Inconclusive);
+        assert_eq!(v(&[Some(-0.20), Some(0.0)]), Verdict::Contradicted);
+        assert_eq!(v(&[None]), Verdict::Inconclusive);
+        // A ratio: 3.7 times less needs at least 2.35 times.
+        let r = claim(Form::Ratio, Some(3.7));
+        assert_eq!(r.judge(&measured(&[Some(2.4)])).0, Verdict::Supported);
+        assert_eq!(r.judge(&measured(&[Some(1.5)])).0, Verdict::Inconclusive);
+        assert_eq!(r.judge(&measured(&[Some(0.9)])).0, Verdict::Contradicted);
+        // A claim of direction only: anything favourable on every trace.
+        let d = claim(Form::Reduction, None);
+        assert_eq!(d.judge(&measured(&[Some(0.01)])).0, Verdict::Supported);
+    }
+}
