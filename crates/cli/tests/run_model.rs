@@ -89,7 +89,7 @@ fn sim_arguments_and_an_experiment_cell_are_the_same_run() {
 }
 
 /// `(sim flags, experiment-file keys, the message both must end with)`.
-const INVALID: [(&[&str], &str, &str); 7] = [
+const INVALID: [(&[&str], &str, &str); 6] = [
     (
         &["--page-size", "3000"],
         "page_size = \"3000\"",
@@ -108,11 +108,6 @@ const INVALID: [(&[&str], &str, &str); 7] = [
     ),
     (&["-c", "0.01"], "cache_sizes = [\"0.01\"]", "1%"),
     (&["-p", "lru,lru"], "policies = [\"lru\", \"lru\"]", "twice"),
-    (
-        &["--map", "fold"],
-        "address_map = \"fold\"",
-        "unknown address map `fold` (expected refuse, compact or wrap)",
-    ),
 ];
 
 #[test]
@@ -174,4 +169,35 @@ fn invalid_values_are_refused_alike_by_sim_run_and_curve() {
         assert_eq!(tail(&sim_err), tail(&run_err), "{flags:?} / {keys}");
         assert_eq!(tail(&sim_err), tail(&curve_err), "{flags:?} / curve");
     }
+}
+
+/// The address map (devices only, so not `wafer curve`'s): `--map` and the file's
+/// `address_map` refuse an unknown name with the same message after the location.
+#[test]
+fn an_unknown_address_map_is_refused_alike_by_sim_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wafer()
+        .args([
+            "sim", "-t", TRACE, "-p", "lru", "-c", "1MiB", "--map", "fold",
+        ])
+        .output()
+        .unwrap();
+    let sim_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{sim_err}");
+    let exp = experiment(dir.path(), "address_map = \"fold\"");
+    let out = wafer()
+        .args(["run"])
+        .arg(&exp)
+        .arg("-o")
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    let run_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{run_err}");
+    let want = "unknown address map `fold` (expected refuse, compact or wrap)";
+    assert_eq!(sim_err, format!("wafer: --address-map: {want}\n"));
+    assert_eq!(
+        run_err,
+        format!("wafer: {}: address_map: {want}\n", exp.display())
+    );
 }
