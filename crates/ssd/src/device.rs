@@ -104,6 +104,9 @@ pub struct Ssd<F: Flash> {
     nchannels: u64,
     /// When the host link is free.
     link: u64,
+    /// When the cache DRAM is free (a resource of its own: a controller's DRAM bus is
+    /// not its host interface).
+    dram: u64,
     page_size: u64,
     /// `log2(page_size)` when it is a power of two (page numbers by shifting).
     page_shift: Option<u32>,
@@ -143,8 +146,9 @@ pub struct Ssd<F: Flash> {
     ops: FlashOps,
     /// Scratch for [`Ssd::prefetch`].
     hints: Vec<u64>,
-    /// Scratch of [`Ssd::serve`]: victim program ends of pages waiting for their line.
-    waiting: Vec<u64>,
+    /// Scratch of [`Ssd::serve`]: (victim program end, DRAM time) of the pages waiting
+    /// for their line.
+    waiting: Vec<(u64, u64)>,
     /// APU flushes counted at the last [`Ssd::prefetch`].
     apu_seen: u64,
 }
@@ -167,6 +171,7 @@ impl<F: Flash> Ssd<F> {
             channels: vec![0; nchannels as usize],
             nchannels: u64::from(nchannels),
             link: 0,
+            dram: 0,
             page_size: flash.page_size(),
             page_shift: flash
                 .page_size()
@@ -248,6 +253,32 @@ impl<F: Flash> Ssd<F> {
             Some(s) => (req.offset >> s, last >> s),
             None => (req.offset / self.page_size, last / self.page_size),
         })
+    }
+
+    /// Bytes of `req` in its first page before the request starts, and in its last page
+    /// up to where it ends (`head`, `tail`): the first page moves `page_size - head`
+    /// bytes, the last `tail`, one page alone `tail - head`.
+    #[inline]
+    fn edges(&self, req: &Request) -> (u64, u64) {
+        let end = req.offset.saturating_add(u64::from(req.len) - 1);
+        match self.page_shift {
+            Some(s) => {
+                let m = (1u64 << s) - 1;
+                (req.offset & m, (end & m) + 1)
+            }
+            None => (req.offset % self.page_size, end % self.page_size + 1),
+        }
+    }
+
+    /// A whole page's time `t` scaled to `bytes` of the page, rounded up (a transfer of
+    /// any bytes takes some time).
+    #[inline]
+    fn share(&self, t: u64, bytes: u64) -> u64 {
+        if bytes == self.page_size {
+            t
+        } else {
+            (u128::from(t) * u128::from(bytes)).div_ceil(u128::from(self.page_size)) as u64
+        }
     }
 
     /// The channel of unit `u`.
@@ -515,19 +546,27 @@ impl<F: Flash> Ssd<F> {
             }
             self.wrapped += 1;
         }
-        let (tc, tb) = (self.cfg.t_cache_ns, self.cfg.t_bus_ns);
-        // `link`: the host link's free time; `done`: the latest page completion.
+        let (head, tail) = self.edges(req);
+        // `link`, `dram`: when the host link and the cache DRAM are free; `done`: the
+        // latest page completion.
         let mut link = self.link.max(start);
+        let mut dram = self.dram.max(start);
         let mut done = start;
         let mut waiting = std::mem::take(&mut self.waiting);
         waiting.clear();
         for p in first..=last {
             let lpn = if p >= lp { p % lp } else { p };
+            // Link and DRAM move the request's bytes in this page; flash moves the page.
+            let lo = if p == first { head } else { 0 };
+            let hi = if p == last { tail } else { self.page_size };
+            let tb = self.share(self.cfg.t_bus_ns, hi - lo);
+            let tc = self.share(self.cfg.t_cache_ns, hi - lo);
             match req.op {
                 Op::Read => {
                     if let Some(c) = &mut self.cache {
-                        if c.read(lpn, link) {
-                            link += tc + tb;
+                        if c.read(lpn, start) {
+                            dram += tc;
+                            link = link.max(dram) + tb;
                             done = done.max(link);
                             continue;
                         }
@@ -539,13 +578,13 @@ impl<F: Flash> Ssd<F> {
                 Op::Write => {
                     link += tb;
                     if let Some(c) = &mut self.cache {
-                        if let Some(v) = c.write(lpn, link) {
+                        if let Some(v) = c.write(lpn, start) {
                             let e = self.program_at(v, link)?;
                             self.ops.on_demand_programs += 1;
-                            waiting.push(e);
+                            waiting.push((e, tc));
                         } else {
-                            link += tc;
-                            done = done.max(link);
+                            dram = dram.max(link) + tc;
+                            done = done.max(dram);
                         }
                     } else {
                         let e = self.program_at(lpn, link)?;
@@ -562,13 +601,14 @@ impl<F: Flash> Ssd<F> {
             }
         }
         // Pages that waited for their victim's program enter the cache after the
-        // request's other transfers, in page order.
-        for &e in &waiting {
-            link = link.max(e) + tc;
-            done = done.max(link);
+        // request's other DRAM accesses, in page order.
+        for &(e, tc) in &waiting {
+            dram = dram.max(e) + tc;
+            done = done.max(dram);
         }
         self.waiting = waiting;
         self.link = link;
+        self.dram = dram;
         Ok((done, last - first + 1))
     }
 
