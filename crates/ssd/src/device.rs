@@ -10,7 +10,9 @@
 //!   does; response time = completion - arrival. An APU flush takes a slot while it
 //!   runs, so at depth 1 a request arriving during a flush waits for it and the device
 //!   is the FCFS single server of Lindley's recurrence.
-//! * **Resources**: the *host link* (host interface and cache DRAM, one serial lane),
+//! * **Resources**: the *host link* (host interface, one serial lane), the *cache DRAM*
+//!   (its own resource, as in a real controller), both busy in proportion to the bytes
+//!   a request has in a page (a partial first or last page moves only its bytes),
 //!   `channels` flash buses (each shared by its ways, busy `t_channel` per page moved)
 //!   and `units = channels x ways` flash units (one operation at a time). Page `p` sits
 //!   on unit `p mod units`, unit `u` on channel `u mod channels` (consecutive pages go
@@ -23,18 +25,21 @@
 //!   out-of-order transfers).
 //! * **Pages** (the cache and the FTL see them in admission order; only the timing
 //!   overlaps):
-//!   - read hit: link `t_cache + t_bus`;
+//!   - read hit: DRAM `t_cache`, then link `t_bus`;
 //!   - flash read (miss, or no cache): issued to its unit at admission, `t_read` there,
 //!     then `t_channel` on its channel (the unit holds the data until it is out), then
 //!     `t_bus` on the link;
-//!   - write into the cache: link `t_bus`, then `t_cache`; a write that needs a dirty
-//!     victim's line first programs the victim (`t_channel`, then `t_program` + GC on the
-//!     victim's unit), and the new data waits in the controller until that program has
-//!     finished (the line holds the victim's only copy until then): the link carries
-//!     the request's other transfers meanwhile and the new data's `t_cache` follows
-//!     them, so the on-demand flushes of one request run on their units in parallel;
+//!   - write into the cache: link `t_bus`, then DRAM `t_cache`; a write that needs a
+//!     dirty victim's line first programs the victim (`t_channel`, then `t_program` +
+//!     GC on the victim's unit), and the new data waits in the controller until that
+//!     program has finished (the line holds the victim's only copy until then): the
+//!     link carries the request's other transfers meanwhile and the new data's
+//!     `t_cache` follows the request's other DRAM accesses, so the on-demand flushes
+//!     of one request run on their units in parallel;
 //!   - write without a cache: link `t_bus`, then `t_channel` and `t_program` + GC on the
-//!     page's unit, which overlaps the next transfers.
+//!     page's unit, which overlaps the next transfers;
+//!   - flash reads and programs stay whole pages; the cache's LRU time of a line is its
+//!     request's admission (the order the cache sees requests in).
 //! * **Idle**: the device is idle when no request is in it and no flush runs. After
 //!   `idle_threshold` of continuous idleness one APU flush starts (one page program on
 //!   the victim's unit, GC included); when it ends the device is idle again and the
