@@ -65,7 +65,10 @@ fn aging_makes_random_writes_cost_more_on_fast() {
     let (seq, rnd) = costs("microsd-16g", true, Order::Random, 100_000);
     // Sequential writes fill log blocks that switch-merge; random ones full-merge
     // every data block a log block holds a page of.
-    assert!(rnd > 5.0 * seq, "sequential {seq} ns/page, random {rnd} ns/page");
+    assert!(
+        rnd > 5.0 * seq,
+        "sequential {seq} ns/page, random {rnd} ns/page"
+    );
 }
 
 #[test]
@@ -74,5 +77,8 @@ fn aging_makes_random_writes_cost_more_on_page_level() {
     // Sequential overwrites leave whole blocks invalid for GC; random ones leave
     // every block partly valid. The aging residue costs both the same, so the
     // difference is smaller than on FAST.
-    assert!(rnd > 1.1 * seq, "sequential {seq} ns/page, random {rnd} ns/page");
+    assert!(
+        rnd > 1.1 * seq,
+        "sequential {seq} ns/page, random {rnd} ns/page"
+    );
 }

@@ -174,7 +174,9 @@ impl Claim {
         for t in traces {
             let mut effects = Vec::new();
             for a in results.iter().filter(|r| {
-                r.params.trace == t && r.params.policy == self.policy && r.params.device == self.device
+                r.params.trace == t
+                    && r.params.policy == self.policy
+                    && r.params.device == self.device
             }) {
                 let b = results.iter().find(|b| {
                     b.params.policy == self.baseline

@@ -405,13 +405,20 @@ impl Preset {
                 self.name
             )));
         }
-        let traces = if quick { &self.traces[..1] } else { self.traces };
+        let traces = if quick {
+            &self.traces[..1]
+        } else {
+            self.traces
+        };
         let mut defs = Vec::new();
         for t in traces {
             defs.push(TraceDef::file(locate_trace(t)?));
         }
         let sizes: Vec<String> = if quick && self.sizes.len() > 2 {
-            vec![self.sizes[0].into(), self.sizes[self.sizes.len() - 1].into()]
+            vec![
+                self.sizes[0].into(),
+                self.sizes[self.sizes.len() - 1].into(),
+            ]
         } else {
             self.sizes.iter().map(|s| s.to_string()).collect()
         };
