@@ -190,13 +190,14 @@ impl Metrics {
 /// a hash set rather than to a bitset of up to 512 MiB.
 const BITSET_PAGES: u32 = 1 << 16;
 
-/// The pages of one block written in the current burst: a bitset with the list of
-/// its set bits (clearing costs one store per page written, not a sweep of the
-/// bitset), and a hash set for pages beyond [`BITSET_PAGES`].
+/// A set of pages of one block: a bitset, with the range of words in use (clearing
+/// touches only those), and a hash set for pages beyond [`BITSET_PAGES`].
 #[derive(Clone, Debug)]
 struct PageSet {
     bits: Vec<u64>,
-    set: Vec<u32>,
+    /// Words `lo..=hi` may hold set bits; `lo > hi` when none does.
+    lo: usize,
+    hi: usize,
     far: FxHashSet<u32>,
 }
 
@@ -204,7 +205,8 @@ impl PageSet {
     fn new(ppb: u32) -> PageSet {
         PageSet {
             bits: vec![0; ppb.clamp(1, BITSET_PAGES).div_ceil(64) as usize],
-            set: Vec::new(),
+            lo: usize::MAX,
+            hi: 0,
             far: FxHashSet::default(),
         }
     }
@@ -212,41 +214,58 @@ impl PageSet {
     /// Add page `offset` of the block; false if it was there.
     #[inline]
     fn insert(&mut self, offset: u32) -> bool {
-        match self.bits.get_mut((offset / 64) as usize) {
+        let i = (offset / 64) as usize;
+        match self.bits.get_mut(i) {
             Some(w) => {
                 let m = 1u64 << (offset % 64);
                 let new = *w & m == 0;
-                if new {
-                    *w |= m;
-                    self.set.push(offset);
-                }
+                *w |= m;
+                self.lo = self.lo.min(i);
+                self.hi = self.hi.max(i);
                 new
             }
             None => self.far.insert(offset),
         }
     }
 
-    fn len(&self) -> usize {
-        self.set.len() + self.far.len()
-    }
-
-    #[inline]
     fn clear(&mut self) {
-        for &o in &self.set {
-            self.bits[(o / 64) as usize] = 0;
+        if self.lo <= self.hi {
+            self.bits[self.lo..=self.hi].fill(0);
         }
-        self.set.clear();
+        (self.lo, self.hi) = (usize::MAX, 0);
         if !self.far.is_empty() {
             self.far.clear();
         }
     }
 }
 
+/// State of the open burst of a [`BurstTracker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Open {
+    /// No burst is open.
+    None,
+    /// Its pages are the pages `first..=first + len` of the block.
+    Run,
+    /// Its pages are in the page set.
+    Set,
+}
+
 /// Builds a [`BurstStats`] from a stream of write events (block, page within it).
+///
+/// Bursts of page-level policies are mostly one page, or pages in a row (a request's
+/// pages, evicted together in page order), so while a burst's pages form one run
+/// they are kept as just that: a write inside it is a rewrite, one next to it
+/// extends it, for a compare or two. Only a page apart from the run moves the burst
+/// into the page set.
 #[derive(Clone, Debug)]
 pub(crate) struct BurstTracker {
     ppb: u32,
+    open: Open,
     block: u64,
+    first: u32,
+    len: u32,
+    /// Distinct pages, in state [`Open::Set`].
+    count: u32,
     pages: PageSet,
     rewrites: u64,
     /// Bursts by distinct pages.
@@ -258,7 +277,11 @@ impl BurstTracker {
     pub(crate) fn new(ppb: u32) -> BurstTracker {
         BurstTracker {
             ppb: ppb.max(1),
+            open: Open::None,
             block: 0,
+            first: 0,
+            len: 0,
+            count: 0,
             pages: PageSet::new(ppb),
             rewrites: 0,
             hist: Vec::new(),
@@ -266,33 +289,78 @@ impl BurstTracker {
     }
 
     /// A write of page `offset` (`< ppb`) of `block`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write(&mut self, block: u64, offset: u32) {
         debug_assert!(
             offset < self.ppb,
             "page {offset} of a {}-page block",
             self.ppb
         );
-        if block != self.block {
-            self.end();
-            self.block = block;
-        }
-        if !self.pages.insert(offset) {
-            self.rewrites += 1;
+        if self.open == Open::Run && block == self.block {
+            let d = offset.wrapping_sub(self.first);
+            if d <= self.len {
+                self.rewrites += 1;
+            } else if d == self.len + 1 {
+                self.len += 1;
+            } else {
+                self.off_run(offset);
+            }
+        } else if self.open == Open::Set && block == self.block {
+            if self.pages.insert(offset) {
+                self.count += 1;
+            } else {
+                self.rewrites += 1;
+            }
+        } else {
+            self.record();
+            (self.open, self.block, self.first, self.len) = (Open::Run, block, offset, 0);
         }
     }
 
-    /// End the current burst, if any.
-    #[inline]
-    pub(crate) fn end(&mut self) {
-        let n = self.pages.len();
-        if n > 0 {
-            if n >= self.hist.len() {
-                self.hist.resize(n + 1, 0);
-            }
-            self.hist[n] += 1;
-            self.pages.clear();
+    /// A page of the run's block outside the run: the one before it extends it, any
+    /// other moves the burst into the page set.
+    fn off_run(&mut self, offset: u32) {
+        if offset + 1 == self.first {
+            self.first = offset;
+            self.len += 1;
+            return;
         }
+        for p in self.first..=self.first + self.len {
+            self.pages.insert(p);
+        }
+        self.pages.insert(offset);
+        self.count = self.len + 2;
+        self.open = Open::Set;
+    }
+
+    /// Count the open burst, if any, leaving it open.
+    #[inline(always)]
+    fn record(&mut self) {
+        let n = match self.open {
+            Open::None => return,
+            Open::Run => self.len + 1,
+            Open::Set => {
+                self.pages.clear();
+                self.count
+            }
+        } as usize;
+        match self.hist.get_mut(n) {
+            Some(h) => *h += 1,
+            None => self.first_of_size(n),
+        }
+    }
+
+    /// End the open burst, if any.
+    #[inline(always)]
+    pub(crate) fn end(&mut self) {
+        self.record();
+        self.open = Open::None;
+    }
+
+    #[cold]
+    fn first_of_size(&mut self, n: usize) {
+        self.hist.resize(n + 1, 0);
+        self.hist[n] = 1;
     }
 
     /// Close the last burst and summarise.
