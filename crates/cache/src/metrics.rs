@@ -244,7 +244,7 @@ impl PageSet {
 enum Open {
     /// No burst is open.
     None,
-    /// Its pages are the pages `first..=first + len` of the block.
+    /// Its pages are the pages `first..next` of the block.
     Run,
     /// Its pages are in the page set.
     Set,
@@ -253,17 +253,17 @@ enum Open {
 /// Builds a [`BurstStats`] from a stream of write events (block, page within it).
 ///
 /// Bursts of page-level policies are mostly one page, or pages in a row (a request's
-/// pages, evicted together in page order), so while a burst's pages form one run
-/// they are kept as just that: a write inside it is a rewrite, one next to it
-/// extends it, for a compare or two. Only a page apart from the run moves the burst
-/// into the page set.
+/// pages, evicted together in page order; a block-level policy's block in page
+/// order), so while a burst's pages form one run they are kept as just that: the
+/// page after it extends it (one compare), a page inside it is a rewrite. Only a
+/// page apart from the run moves the burst into the page set.
 #[derive(Clone, Debug)]
 pub(crate) struct BurstTracker {
     ppb: u32,
     open: Open,
     block: u64,
     first: u32,
-    len: u32,
+    next: u32,
     /// Distinct pages, in state [`Open::Set`].
     count: u32,
     pages: PageSet,
@@ -280,7 +280,7 @@ impl BurstTracker {
             open: Open::None,
             block: 0,
             first: 0,
-            len: 0,
+            next: 0,
             count: 0,
             pages: PageSet::new(ppb),
             rewrites: 0,
@@ -296,25 +296,36 @@ impl BurstTracker {
             "page {offset} of a {}-page block",
             self.ppb
         );
-        if self.open == Open::Run && block == self.block {
-            let d = offset.wrapping_sub(self.first);
-            if d <= self.len {
-                self.rewrites += 1;
-            } else if d == self.len + 1 {
-                self.len += 1;
-            } else {
-                self.off_run(offset);
-            }
-        } else if self.open == Open::Set && block == self.block {
-            if self.pages.insert(offset) {
-                self.count += 1;
-            } else {
-                self.rewrites += 1;
-            }
-        } else {
+        if block != self.block {
             self.record();
-            (self.open, self.block, self.first, self.len) = (Open::Run, block, offset, 0);
+            self.start(block, offset);
+            return;
         }
+        match self.open {
+            Open::Run => {
+                if offset == self.next {
+                    self.next += 1;
+                } else if offset.wrapping_sub(self.first) < self.next - self.first {
+                    self.rewrites += 1;
+                } else {
+                    self.off_run(offset);
+                }
+            }
+            Open::Set => {
+                if self.pages.insert(offset) {
+                    self.count += 1;
+                } else {
+                    self.rewrites += 1;
+                }
+            }
+            Open::None => self.start(block, offset),
+        }
+    }
+
+    /// Open a burst with page `offset` of `block`.
+    #[inline(always)]
+    fn start(&mut self, block: u64, offset: u32) {
+        (self.open, self.block, self.first, self.next) = (Open::Run, block, offset, offset + 1);
     }
 
     /// A page of the run's block outside the run: the one before it extends it, any
@@ -322,14 +333,13 @@ impl BurstTracker {
     fn off_run(&mut self, offset: u32) {
         if offset + 1 == self.first {
             self.first = offset;
-            self.len += 1;
             return;
         }
-        for p in self.first..=self.first + self.len {
+        for p in self.first..self.next {
             self.pages.insert(p);
         }
         self.pages.insert(offset);
-        self.count = self.len + 2;
+        self.count = self.next - self.first + 1;
         self.open = Open::Set;
     }
 
@@ -338,7 +348,7 @@ impl BurstTracker {
     fn record(&mut self) {
         let n = match self.open {
             Open::None => return,
-            Open::Run => self.len + 1,
+            Open::Run => self.next - self.first,
             Open::Set => {
                 self.pages.clear();
                 self.count
