@@ -135,7 +135,8 @@ fn model(events: &[Ev], ppb: u32, strict: bool) -> BurstStats {
             Ev::Begin => (open, in_group) = (false, true),
             Ev::End => (open, in_group) = (false, false),
             Ev::MissRead => open &= !strict,
-            Ev::PadRead => open &= !(strict && !in_group),
+            // A padding read ends a strict run only outside a group.
+            Ev::PadRead => open &= !strict || in_group,
         }
     }
     let mut s = BurstStats {
