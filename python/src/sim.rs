@@ -27,6 +27,7 @@ fn experiment(
     format: Option<&str>,
     mapping: Option<&str>,
     devices: Vec<String>,
+    address_map: &str,
     stream: bool,
 ) -> PyResult<Experiment> {
     let mapping = match mapping {
@@ -58,6 +59,7 @@ fn experiment(
         page_size: page_size.to_string(),
         block_size: block.to_string(),
         devices,
+        address_map: address_map.to_string(),
         aging: None,
         warmup,
         write_miss_fetch,
@@ -80,7 +82,7 @@ fn experiment(
 #[pyfunction]
 #[pyo3(signature = (path, policies, caches, block="4MiB", page_size="4KiB", granularity="page",
     warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, mapping=None,
-    devices=Vec::new(), stream=false, jobs=0))]
+    devices=Vec::new(), address_map="compact", stream=false, jobs=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -96,6 +98,7 @@ pub fn simulate(
     format: Option<&str>,
     mapping: Option<&str>,
     devices: Vec<String>,
+    address_map: &str,
     stream: bool,
     jobs: usize,
 ) -> PyResult<String> {
@@ -112,6 +115,7 @@ pub fn simulate(
         format,
         mapping,
         devices,
+        address_map,
         stream,
     )?;
     py.allow_threads(|| {

@@ -51,7 +51,13 @@ def wafer_bin() -> str:
 
 
 def write_experiment(
-    dir: Path, *, policies: list[str], sizes: list[str], devices: list[str], traces: list[str]
+    dir: Path,
+    *,
+    policies: list[str],
+    sizes: list[str],
+    devices: list[str],
+    traces: list[str],
+    address_map: str = "compact",
 ) -> Path:
     """A small experiment file over shared traces (absolute paths)."""
     lines = ['name = "python test grid"', "traces = ["]
@@ -60,6 +66,7 @@ def write_experiment(
     lines.append("policies = [" + ", ".join(f'"{p}"' for p in policies) + "]")
     lines.append("cache_sizes = [" + ", ".join(f'"{s}"' for s in sizes) + "]")
     lines.append("devices = [" + ", ".join(f'"{d}"' for d in devices) + "]")
+    lines.append(f'address_map = "{address_map}"')
     lines += [
         'page_size = "4KiB"',
         'block_size = "256KiB"',

@@ -69,6 +69,22 @@ def test_a_grid_in_one_call_equals_the_cli(wafer_bin):
     assert untimed(py) == cli
 
 
+def test_address_maps_equal_the_cli(wafer_bin):
+    """The keyword `address_map` is `wafer sim --map`: the same rows, which name the map
+    and count the operations it moved (compact is the default of both)."""
+    path = str(trace("fileserver.wtr"))
+    for m in ["compact", "wrap"]:
+        [cli] = cli_sim(
+            wafer_bin, ["-t", path, "-p", "lru", "-c", "1MiB", "-d", "microsd-16g", "--map", m]
+        )
+        py = untimed(wafer.simulate(path, "lru", "1MiB", device="microsd-16g", address_map=m))
+        assert py == cli, m
+        assert py["address_map"] == m and py["ftl_remapped_ops"] >= 0
+    default = untimed(wafer.simulate(path, "lru", "1MiB", device="microsd-16g"))
+    assert default["address_map"] == "compact"
+    assert untimed(wafer.simulate(path, "lru", "1MiB"))["address_map"] is None
+
+
 def test_invalid_values_are_refused_with_the_cli_message(wafer_bin):
     """Every value `wafer sim` refuses is refused by the keywords with the same message
     after the location (`--page-size: ...` / `page_size: ...`)."""
@@ -80,6 +96,7 @@ def test_invalid_values_are_refused_with_the_cli_message(wafer_bin):
         ({"cache": 100}, ["-c", "100"]),
         ({"cache": "0.01"}, ["-c", "0.01"]),
         ({"policy": ["lru", "lru"]}, ["-p", "lru,lru"]),
+        ({"address_map": "fold"}, ["--map", "fold"]),
     ]
     for kw, flags in cases:
         args = {"policy": "lru", "cache": "1MiB", **kw}

@@ -29,8 +29,8 @@ def trace_info(
 ) -> str: ...
 def simulate(
     path: str,
-    policy: str,
-    cache: str,
+    policies: list[str],
+    caches: list[str],
     block: str = "4MiB",
     page_size: str = "4KiB",
     granularity: str = "page",
@@ -38,7 +38,11 @@ def simulate(
     write_miss_fetch: bool = False,
     flush_at_end: bool = False,
     format: str | None = None,
-    device: str | None = None,
+    mapping: str | None = None,
+    devices: list[str] = ...,
+    address_map: str = "compact",
+    stream: bool = False,
+    jobs: int = 0,
 ) -> str: ...
 def plan_cells(experiment: str) -> list[tuple[str, str]]: ...
 def stored_cells(experiment: str, out: str) -> list[str]: ...

@@ -39,6 +39,7 @@ def simulate(
     format: str | None = None,
     mapping: dict[str, Any] | None = None,
     device: str | Sequence[str] | None = None,
+    address_map: Literal["compact", "wrap", "refuse"] = "compact",
     stream: bool = False,
     jobs: int = 0,
 ) -> dict[str, Any] | list[dict[str, Any]]:
@@ -53,7 +54,12 @@ def simulate(
     and numbers as the CLI and an experiment's ``results.csv``; a list of rows when any
     argument is a list. With ``device`` (a profile such as ``"microsd-16g"``, see
     :func:`devices`, or a device ``.toml`` file), the after-cache operations are
-    replayed on its FTL. ``mapping`` reads a custom text trace: the keys of an
+    replayed on its FTL, their addresses placed on it by ``address_map``: ``"compact"``
+    (the trace's erase blocks in first-touch order, offsets within a block kept, so a
+    trace wider than the device keeps its own overwrites), ``"wrap"`` (pages modulo the
+    capacity: folds distinct pages together) or ``"refuse"`` (a page beyond the
+    capacity is an error); rows say which (``address_map``) and how many operations
+    it moved (``ftl_remapped_ops``). ``mapping`` reads a custom text trace: the keys of an
     experiment file's ``mapping`` table (``{"offset_col": 3, "units": "sectors", ...}``,
     docs/formats.md). The GIL is released while the core runs.
     """
@@ -78,6 +84,7 @@ def simulate(
         format=format,
         mapping=None if mapping is None else json.dumps(mapping),
         devices=[] if device is None else _list(device),
+        address_map=address_map,
         stream=stream,
         jobs=jobs,
     )

@@ -126,7 +126,7 @@ fn trace_errors_name_the_file_once() {
     .unwrap();
     let far = far.to_str().unwrap();
     for args in [&["ftl", "-t", far][..], &["ssd", "-t", far]] {
-        let err = fails(args, 1, &["far.csv", "--wrap"]);
+        let err = fails(args, 1, &["far.csv", "address map refuse", "--map"]);
         assert_eq!(err.matches("far.csv").count(), 1, "{args:?}: {err}");
     }
 }

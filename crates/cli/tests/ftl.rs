@@ -111,7 +111,7 @@ fn bad_input_is_one_line_and_nonzero() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with("wafer: ") && err.contains("request 1") && err.contains("--wrap"),
+        err.starts_with("wafer: ") && err.contains("request 1") && err.contains("--map"),
         "{err}"
     );
 

@@ -89,7 +89,7 @@ fn sim_arguments_and_an_experiment_cell_are_the_same_run() {
 }
 
 /// `(sim flags, experiment-file keys, the message both must end with)`.
-const INVALID: [(&[&str], &str, &str); 6] = [
+const INVALID: [(&[&str], &str, &str); 7] = [
     (
         &["--page-size", "3000"],
         "page_size = \"3000\"",
@@ -108,6 +108,11 @@ const INVALID: [(&[&str], &str, &str); 6] = [
     ),
     (&["-c", "0.01"], "cache_sizes = [\"0.01\"]", "1%"),
     (&["-p", "lru,lru"], "policies = [\"lru\", \"lru\"]", "twice"),
+    (
+        &["--map", "fold"],
+        "address_map = \"fold\"",
+        "unknown address map `fold` (expected refuse, compact or wrap)",
+    ),
 ];
 
 #[test]

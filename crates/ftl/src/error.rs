@@ -1,6 +1,7 @@
 //! Errors of the FTL simulator.
 
 use std::path::PathBuf;
+use wafer_trace::units::format_size;
 
 /// Everything that can go wrong configuring or driving an FTL.
 #[derive(Debug, thiserror::Error)]
@@ -19,13 +20,31 @@ pub enum FtlError {
     /// A host access beyond the logical capacity.
     #[error(
         "logical page {lpn} is beyond the device's {logical_pages} logical pages \
-         (use --wrap to map addresses modulo the capacity)"
+         (address map refuse: choose compact to place the trace's erase blocks on the \
+         device, or wrap to fold pages modulo the capacity, with --map or address_map)"
     )]
     OutOfRange {
         /// First offending logical page.
         lpn: u64,
         /// The device's logical pages.
         logical_pages: u64,
+    },
+    /// A compact address map ran out of erase blocks
+    /// ([`crate::address_map::AddressMap::Compact`]).
+    #[error(
+        "the trace touches {needed} erase blocks of {} but the device's logical space \
+         holds {held} (address map compact: a device of {} would hold them, or wrap \
+         folds pages modulo the capacity, with --map or address_map)",
+        format_size(*block_bytes),
+        format_size(needed.saturating_mul(*block_bytes))
+    )]
+    TooManyBlocks {
+        /// Distinct erase blocks the trace touches (as far as it was read).
+        needed: u64,
+        /// Whole erase blocks of the device's logical space.
+        held: u64,
+        /// Bytes per erase block.
+        block_bytes: u64,
     },
     /// Reading the trace failed.
     #[error(transparent)]

@@ -14,7 +14,8 @@
 //! * [`Device`]: named profiles (`microsd-16g`, `ssd-120g`, `slc-paper002`,
 //!   `samsung-k9`) and TOML devices.
 //! * [`aging`], [`replay`] and [`sweep`]: preconditioning, trace replay and Fig. 1
-//!   studies.
+//!   studies; [`address_map`]: how a trace's addresses are placed on the device
+//!   (refuse, compact or wrap).
 //!
 //! Entry point:
 //!
@@ -39,6 +40,7 @@
 //! per physical page in the simulator.
 #![deny(missing_docs)]
 
+pub mod address_map;
 pub mod aging;
 mod block;
 mod device;
@@ -52,6 +54,7 @@ mod page;
 pub mod replay;
 pub mod sweep;
 
+pub use address_map::{AddressMap, Mapper};
 pub use block::BlockFtl;
 pub use device::{Device, FtlKind, PROFILES};
 pub use error::FtlError;

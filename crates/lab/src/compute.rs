@@ -16,8 +16,8 @@ use wafer_cache::after::{FileSink, IoKind};
 use wafer_cache::{
     run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
 };
-use wafer_ftl::replay::{apply, ReplayOptions, ReplayStats};
-use wafer_ftl::{AnyFtl, FtlError};
+use wafer_ftl::replay::{apply, ReplayStats};
+use wafer_ftl::{AnyFtl, Ftl, FtlError, Mapper};
 use wafer_trace::Op;
 
 use crate::error::LabError;
@@ -177,7 +177,11 @@ pub(crate) fn compute(
         Some(p) => Some(FileSink::create(p, cfg.unit())?),
         None => None,
     };
-    let mut sink = CellSink::new(ftl.as_mut(), cfg.unit(), file);
+    let dev = ftl.as_mut().map(|f| {
+        let m = Mapper::new(plan.address_map, f.geometry());
+        (f, m)
+    });
+    let mut sink = CellSink::new(dev, cfg.unit(), file);
     let mut reader;
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
@@ -199,14 +203,13 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    let (wrapped, before_flush, write_pattern) = sink.into_parts();
+    let (remapped, before_flush, write_pattern) = sink.into_parts();
     let ftl = ftl.map(|f| {
-        use wafer_ftl::Ftl;
         let rw_log_blocks = match &f {
             AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
             _ => None,
         };
-        FtlSummary::from_metrics(&f.metrics(), before_flush.as_ref(), wrapped, rw_log_blocks)
+        FtlSummary::from_metrics(&f.metrics(), before_flush.as_ref(), remapped, rw_log_blocks)
     });
     Ok(CellResult {
         id,
@@ -225,10 +228,10 @@ pub(crate) fn compute(
     })
 }
 
-/// The after-cache sink of one cell: feeds the FTL, optionally a file, and samples
-/// the write pattern.
+/// The after-cache sink of one cell: feeds the FTL through the cell's address map,
+/// optionally a file, and samples the write pattern.
 pub struct CellSink<'a> {
-    ftl: Option<&'a mut AnyFtl>,
+    dev: Option<(&'a mut AnyFtl, Mapper)>,
     unit: u32,
     stats: ReplayStats,
     file: Option<FileSink>,
@@ -238,10 +241,15 @@ pub struct CellSink<'a> {
 }
 
 impl<'a> CellSink<'a> {
-    /// A sink feeding `ftl` (pages of `unit` bytes) and `file`.
-    pub fn new(ftl: Option<&'a mut AnyFtl>, unit: u32, file: Option<FileSink>) -> CellSink<'a> {
+    /// A sink feeding `dev` (an FTL and the mapping onto it; pages of `unit` bytes)
+    /// and `file`.
+    pub fn new(
+        dev: Option<(&'a mut AnyFtl, Mapper)>,
+        unit: u32,
+        file: Option<FileSink>,
+    ) -> CellSink<'a> {
         CellSink {
-            ftl,
+            dev,
             unit,
             stats: ReplayStats::default(),
             file,
@@ -251,15 +259,21 @@ impl<'a> CellSink<'a> {
         }
     }
 
-    /// Operations wrapped onto the device, the device's metrics when flush-at-end
+    /// Operations the address map moved, the device's metrics when flush-at-end
     /// began (None without a flush), and the sampled write pattern.
     pub fn into_parts(self) -> (u64, Option<wafer_ftl::Metrics>, Vec<(u64, u64)>) {
         (
-            self.stats.wrapped_requests,
+            self.stats.remapped_requests,
             self.before_flush,
             self.pattern.points,
         )
     }
+}
+
+/// Whether `e` is a compact map out of erase blocks: the run then goes on to its end
+/// feeding nothing, so the error can say how many blocks the whole stream needs.
+fn counting(e: &Option<FtlError>) -> bool {
+    matches!(e, Some(FtlError::TooManyBlocks { .. }))
 }
 
 impl AfterSink for CellSink<'_> {
@@ -271,30 +285,37 @@ impl AfterSink for CellSink<'_> {
         if let Some(f) = self.file.as_mut() {
             f.push(op);
         }
-        if let Some(ftl) = self.ftl.as_deref_mut() {
+        if let Some((ftl, map)) = self.dev.as_mut() {
             if op.kind == IoKind::Flush && self.before_flush.is_none() {
-                use wafer_ftl::Ftl;
                 self.before_flush = Some(ftl.metrics());
             }
+            let req = op.request(self.unit);
             if self.error.is_none() {
-                let req = op.request(self.unit);
-                let r = apply(ftl, &req, ReplayOptions { wrap: true }, &mut self.stats);
-                self.error = r.err();
+                self.error = apply(*ftl, &req, map, &mut self.stats).err();
+            }
+            if counting(&self.error) {
+                if let Some((a, b)) = req.page_range(map.page_size()) {
+                    map.note(a, b);
+                }
             }
         }
     }
 
     fn failed(&self) -> bool {
-        self.error.is_some() || self.file.as_ref().is_some_and(AfterSink::failed)
+        (self.error.is_some() && !counting(&self.error))
+            || self.file.as_ref().is_some_and(AfterSink::failed)
     }
 
     fn finish(&mut self) -> Result<(), AfterError> {
         if let Some(f) = self.file.as_mut() {
             f.finish()?;
         }
-        match self.error.take() {
-            Some(e) => Err(AfterError::Device(Box::new(e))),
-            None => Ok(()),
+        match (self.error.take(), &self.dev) {
+            (None, _) => Ok(()),
+            (Some(FtlError::TooManyBlocks { .. }), Some((_, map))) => {
+                Err(AfterError::Device(Box::new(map.too_many_blocks())))
+            }
+            (Some(e), _) => Err(AfterError::Device(Box::new(e))),
         }
     }
 }

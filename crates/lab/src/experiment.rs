@@ -13,8 +13,10 @@
 //! * Cache sizes are bytes (`16MiB`), pages (`4096p`) or a share of the trace's
 //!   footprint (`5%`), as in `wafer sim`.
 //! * The after-cache trace reaches a device at the cache's page size: page `p` is the
-//!   byte range `p x page_size ..+ page_size`, mapped onto the device's pages, wrapped
-//!   modulo the device's logical capacity (mobile traces span more than a 16 GiB card).
+//!   byte range `p x page_size ..+ page_size`, placed on the device's pages by
+//!   `address_map` (default `compact`: the trace's erase blocks in first-touch order,
+//!   since mobile traces span more than a 16 GiB card but touch fewer blocks; `wrap`
+//!   folds pages modulo the capacity, `refuse` stops at the first page beyond it).
 
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -22,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use wafer_cache::{CostModel, PolicySpec};
 use wafer_ftl::aging::Aging;
-use wafer_ftl::Device;
+use wafer_ftl::{AddressMap, Device};
 use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
@@ -260,6 +262,10 @@ pub struct Experiment {
     /// Device profiles or `.toml` files; `"none"` = cache metrics only.
     #[serde(default)]
     pub devices: Vec<String>,
+    /// How the traces' addresses are placed on each device: `compact` (default),
+    /// `wrap` or `refuse` ([`AddressMap`]).
+    #[serde(default = "compact")]
+    pub address_map: String,
     /// Aging of each device before measuring (absent = fresh device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aging: Option<AgingDef>,
@@ -290,6 +296,11 @@ pub struct Experiment {
 
 fn page_size() -> String {
     "4KiB".into()
+}
+/// Studies place a trace's erase blocks on the device rather than fold them: a
+/// trace wider than the device would otherwise show overwrites it does not have.
+fn compact() -> String {
+    AddressMap::Compact.name().into()
 }
 fn block_size() -> String {
     "4MiB".into()
@@ -331,6 +342,8 @@ pub struct Plan {
     pub pages_per_block: NonZeroU32,
     /// Device columns.
     pub devices: Vec<DeviceChoice>,
+    /// How addresses are placed on the devices, parsed.
+    pub address_map: AddressMap,
     /// Aging, parsed.
     pub aging: Option<Aging>,
     /// xxh3-64 of each trace file, or [`gen_checksum`] of a generator (hex), in
@@ -352,6 +365,8 @@ pub struct Settings {
     pub pages_per_block: NonZeroU32,
     /// Device columns.
     pub devices: Vec<DeviceChoice>,
+    /// How addresses are placed on the devices, parsed.
+    pub address_map: AddressMap,
     /// Aging, parsed.
     pub aging: Option<Aging>,
 }
@@ -390,6 +405,7 @@ impl Experiment {
             page_size: page_size(),
             block_size: block_size(),
             devices: Vec::new(),
+            address_map: compact(),
             aging: None,
             warmup: 0,
             write_miss_fetch: false,
@@ -545,6 +561,7 @@ impl Experiment {
             page_size,
             pages_per_block,
             devices,
+            address_map,
             aging,
         } = settings;
         Ok(Plan {
@@ -555,6 +572,7 @@ impl Experiment {
             page_size,
             pages_per_block,
             devices,
+            address_map,
             aging,
             exp: self,
         })
@@ -676,6 +694,8 @@ impl Experiment {
         if devices.is_empty() {
             devices.push(DeviceChoice::None);
         }
+        let address_map = AddressMap::from_name(&self.address_map)
+            .map_err(|e| err("address_map".into(), e.to_string()))?;
         let aging = match &self.aging {
             None => None,
             Some(a) => {
@@ -712,6 +732,7 @@ impl Experiment {
             page_size: page,
             pages_per_block,
             devices,
+            address_map,
             aging,
         })
     }
@@ -749,6 +770,10 @@ impl Plan {
                             pages_per_block: self.pages_per_block,
                             device: d.label().to_string(),
                             device_spec,
+                            address_map: match d {
+                                DeviceChoice::None => None,
+                                DeviceChoice::Device(..) => Some(self.address_map),
+                            },
                             aging: match d {
                                 DeviceChoice::None => None,
                                 DeviceChoice::Device(..) => self.aging.clone(),

@@ -5,6 +5,8 @@
 
 use std::fmt::Write;
 
+use wafer_ftl::AddressMap;
+
 use crate::experiment::Plan;
 use crate::figure_file::FORMATS;
 use crate::figures::{Figure, FIGURES};
@@ -25,14 +27,16 @@ table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px soli
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
 nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
 
-/// What the report says when a device folded addresses: the after-cache operations
-/// of a trace larger than the device's logical capacity are wrapped modulo it, which
-/// changes the overwrite pattern the FTL sees; the reader must know (`ftl_wrapped_ops`
-/// per cell in the tables).
-pub fn wrapped(results: &[CellResult]) -> Option<String> {
+/// The note a report opens with when a device folded addresses: with
+/// `address_map = "wrap"`, the after-cache operations of a trace wider than the device
+/// are wrapped modulo its logical capacity, so distinct pages share device pages and
+/// the FTL sees overwrites the trace does not have; the reader must know
+/// (`ftl_remapped_ops` per cell in the tables).
+pub fn folded(results: &[CellResult]) -> Option<String> {
     let hit: Vec<&CellResult> = results
         .iter()
-        .filter(|r| r.ftl.as_ref().is_some_and(|f| f.wrapped_ops > 0))
+        .filter(|r| r.params.address_map == Some(AddressMap::Wrap))
+        .filter(|r| r.ftl.as_ref().is_some_and(|f| f.remapped_ops > 0))
         .collect();
     let with_device = results.iter().filter(|r| r.ftl.is_some()).count();
     if hit.is_empty() {
@@ -40,15 +44,36 @@ pub fn wrapped(results: &[CellResult]) -> Option<String> {
     }
     let ops: u64 = hit
         .iter()
-        .filter_map(|r| r.ftl.as_ref().map(|f| f.wrapped_ops))
+        .filter_map(|r| r.ftl.as_ref().map(|f| f.remapped_ops))
         .sum();
     let mut traces: Vec<&str> = hit.iter().map(|r| r.params.trace.as_str()).collect();
     traces.dedup();
     Some(format!(
-        "addresses folded: in {} of {with_device} device cells ({}) the trace reaches beyond the device's logical capacity, and {ops} storage operations were wrapped modulo the capacity; their device metrics describe the folded address space (column ftl_wrapped_ops)",
+        "addresses folded: in {} of {with_device} device cells ({}) the trace reaches beyond the device's logical capacity, and address_map = \"wrap\" wrapped {ops} storage operations modulo the capacity; their device metrics describe the folded address space, with overwrites the trace does not have (column ftl_remapped_ops; address_map = \"compact\" keeps every page apart)",
         hit.len(),
         traces.join(", ")
     ))
+}
+
+/// How the cells' addresses reached their devices, for the report's setup line: the
+/// address map and the storage operations it moved (`None` without a device).
+pub fn addresses(map: AddressMap, results: &[CellResult]) -> Option<String> {
+    let ftl: Vec<_> = results.iter().filter_map(|r| r.ftl.as_ref()).collect();
+    if ftl.is_empty() {
+        return None;
+    }
+    let ops: u64 = ftl.iter().map(|f| f.remapped_ops).sum();
+    Some(match map {
+        AddressMap::Refuse => {
+            "addresses: address map refuse, every page where the trace puts it (all within the devices' logical capacity)".to_string()
+        }
+        AddressMap::Compact => format!(
+            "addresses: address map compact, each trace's erase blocks placed on the device in first-touch order, offsets within a block kept, nothing folded; {ops} storage operations moved (column ftl_remapped_ops)"
+        ),
+        AddressMap::Wrap => format!(
+            "addresses: address map wrap, pages modulo the device's logical capacity; {ops} storage operations wrapped (column ftl_remapped_ops)"
+        ),
+    })
 }
 
 fn pct(v: f64) -> String {
@@ -77,7 +102,7 @@ pub fn html(
     }
     let _ = write!(
         h,
-        "<p>{} cells ({} computed in this run, {} reused from earlier runs){}; {} traces, {} policies, {} cache sizes, {} device columns.</p>",
+        "<p>{} cells ({} computed in this run, {} reused from earlier runs){}; {} traces, {} policies, {} cache sizes, {} device columns{}.</p>",
         outcome.total,
         outcome.computed,
         outcome.reused,
@@ -85,9 +110,11 @@ pub fn html(
         plan.traces.len(),
         plan.policies.len(),
         plan.sizes.len(),
-        plan.devices.len()
+        plan.devices.len(),
+        addresses(plan.address_map, &outcome.results)
+            .map_or(String::new(), |a| format!("; {}", esc(&a)))
     );
-    if let Some(w) = wrapped(&outcome.results) {
+    if let Some(w) = folded(&outcome.results) {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(&w));
     }
     h.push_str("<h2 id=\"traces\">Traces</h2><table><tr><th class=l>trace</th><th>requests</th><th>page accesses</th><th>footprint (pages)</th><th class=l>xxh3</th><th class=l>path</th></tr>");

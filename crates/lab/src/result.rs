@@ -42,8 +42,9 @@ pub struct FtlSummary {
     pub erase_stddev: f64,
     /// Sum of flash operation latencies, ns (the device time estimate).
     pub busy_ns: u64,
-    /// Storage operations whose pages lay beyond the device and were wrapped.
-    pub wrapped_ops: u64,
+    /// Storage operations whose address the run's address map changed (wrapped, or
+    /// placed elsewhere by compact).
+    pub remapped_ops: u64,
     /// FAST's RW log blocks (None for other FTLs): a parameter every FAST result
     /// must show, since it decides the merge cost of random writes.
     pub rw_log_blocks: Option<u64>,
@@ -61,7 +62,7 @@ impl FtlSummary {
     pub fn from_metrics(
         m: &wafer_ftl::Metrics,
         before_flush: Option<&wafer_ftl::Metrics>,
-        wrapped_ops: u64,
+        remapped_ops: u64,
         rw_log_blocks: Option<u64>,
     ) -> FtlSummary {
         let c = &m.counters;
@@ -83,7 +84,7 @@ impl FtlSummary {
             erase_mean: m.erase.mean,
             erase_stddev: m.erase.stddev,
             busy_ns: c.busy_ns,
-            wrapped_ops,
+            remapped_ops,
             rw_log_blocks,
             erases_before_flush: b.erases,
             host_write_pages_before_flush: b.host_write_pages,
@@ -174,6 +175,10 @@ impl CellResult {
         put("page_size", p.page_size.get().into());
         put("pages_per_block", p.pages_per_block.get().into());
         put("device", p.device.clone().into());
+        put(
+            "address_map",
+            p.address_map.map(|m| m.name().to_string()).into(),
+        );
         put(
             "aging_volume_bytes",
             p.aging.as_ref().map_or(0, |a| a.volume_bytes).into(),

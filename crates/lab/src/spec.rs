@@ -19,6 +19,7 @@ use std::num::NonZeroU32;
 use serde::{Deserialize, Serialize};
 use wafer_cache::CostModel;
 use wafer_ftl::aging::Aging;
+use wafer_ftl::AddressMap;
 use wafer_trace::units::{MAX_PAGE_SIZE, MIN_PAGE_SIZE};
 use wafer_trace::Granularity;
 
@@ -97,6 +98,8 @@ pub struct RunSpec {
     pub device: String,
     /// The full device description (JSON), empty without a device.
     pub device_spec: String,
+    /// How the trace's addresses are placed on the device (`None` without a device).
+    pub address_map: Option<AddressMap>,
     /// Aging before measuring.
     pub aging: Option<Aging>,
     /// Warm-up accesses.
@@ -154,6 +157,7 @@ mod tests {
             pages_per_block: NonZeroU32::new(1024).unwrap(),
             device: "none".into(),
             device_spec: String::new(),
+            address_map: None,
             aging: None,
             warmup: 0,
             write_miss_fetch: false,

@@ -172,13 +172,15 @@ fn check_pdf(pdf: &[u8], stem: &str) {
     );
 }
 
-/// A trace wider than the device is folded onto it; the report says so, with the count
-/// of wrapped operations (the `ftl_wrapped_ops` column), and a trace that fits does not
-/// get the note.
+/// A trace wider than the device: with `address_map = "wrap"` it is folded onto the
+/// device and the report opens with a note giving the count of wrapped operations
+/// (the `ftl_remapped_ops` column); with the default, compact, nothing is folded and
+/// the setup line says how the addresses were placed; a trace that fits is not
+/// folded by wrap either.
 #[test]
 fn folded_addresses_are_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let run = |footprint: &str, name: &str| {
+    let run = |footprint: &str, map: &str, name: &str| {
         let exp = dir.path().join(format!("{name}.toml"));
         std::fs::write(
             &exp,
@@ -188,6 +190,7 @@ traces = [{{ gen = {{ kind = "uniform", requests = 3000, footprint = "{footprint
 policies = ["lru"]
 cache_sizes = ["64KiB"]
 devices = ["microsd-16g"]
+address_map = "{map}"
 [outputs]
 figures = []
 "#
@@ -199,18 +202,28 @@ figures = []
         let study = std::sync::Arc::new(GridStudy::new(plan, Some(&out)));
         let done = execute(&study, &RunOptions::stored(&out, 1), &mut Quiet).unwrap();
         let html = std::fs::read_to_string(done.report.unwrap()).unwrap();
-        let wrapped = done.outcome.results[0].ftl.as_ref().unwrap().wrapped_ops;
-        (html, wrapped)
+        let moved = done.outcome.results[0].ftl.as_ref().unwrap().remapped_ops;
+        (html, moved)
     };
-    let (html, wrapped) = run("64GiB", "wide");
+    let (html, wrapped) = run("64GiB", "wrap", "wide");
     assert!(wrapped > 1000, "{wrapped}");
     assert!(
         html.contains(&format!(
-            "addresses folded: in 1 of 1 device cells (u) the trace reaches beyond the device's logical capacity, and {wrapped} storage operations were wrapped"
+            "addresses folded: in 1 of 1 device cells (u) the trace reaches beyond the device's logical capacity, and address_map = &quot;wrap&quot; wrapped {wrapped} storage operations"
         )),
         "no folding note"
     );
-    let (html, wrapped) = run("1GiB", "fits");
+    let (html, moved) = run("64GiB", "compact", "compact");
+    assert!(moved > 1000, "{moved}");
+    assert!(!html.contains("addresses folded"));
+    assert!(
+        html.contains(&format!(
+            "1 device columns; addresses: address map compact, each trace's erase blocks placed on the device in first-touch order, offsets within a block kept, nothing folded; {moved} storage operations moved"
+        )),
+        "no setup line"
+    );
+    let (html, wrapped) = run("1GiB", "wrap", "fits");
     assert_eq!(wrapped, 0);
     assert!(!html.contains("addresses folded"));
+    assert!(html.contains("address map wrap, pages modulo the device's logical capacity; 0 storage operations wrapped"));
 }

@@ -8,16 +8,17 @@ use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
 use wafer_ftl::aging::{self, Aging};
-use wafer_ftl::replay::{self, ReplayOptions};
+use wafer_ftl::replay;
 use wafer_ftl::sweep::{self, Placement, SweepConfig};
-use wafer_ftl::{Device, Ftl, FtlKind, Victim, PROFILES};
+use wafer_ftl::{AddressMap, Device, Ftl, FtlKind, Mapper, Victim, PROFILES};
 use wafer_trace::export::write_atomic;
 use wafer_trace::units::{format_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
 
 const EXAMPLES: &str = "Examples:
   wafer ftl -t after.wtr --device microsd-16g --aging
-  wafer ftl -t prxy_0.csv --device ssd-120g --wrap --json
+  wafer ftl -t prxy_0.csv --device ssd-120g --map compact --json
+  wafer ftl -t telegram.csv.gz --map wrap          # fold pages modulo the capacity (lossy)
   wafer ftl -t trace.csv -d card.toml --rw-log-blocks 16 --precondition precond.wtr
   wafer ftl sweep --csv fig1.csv                 # paper 000 Fig. 1
   wafer ftl sweep --ftl page --range 1GiB,16GiB --util 25,100 --json
@@ -56,6 +57,30 @@ struct DeviceArgs {
     /// FAST: number of RW log blocks (default: every spare block).
     #[arg(long)]
     rw_log_blocks: Option<u32>,
+}
+
+/// Resolve `--map` (and its `--wrap` alias); an unknown name is a usage error with a
+/// "did you mean".
+pub fn address_map(name: &str, wrap: bool) -> anyhow::Result<AddressMap> {
+    if wrap {
+        return Ok(AddressMap::Wrap);
+    }
+    AddressMap::from_name(name).map_err(|e| unknown(e, name, AddressMap::NAMES))
+}
+
+/// What the address map did, for the text reports of `wafer ftl` and `wafer ssd`
+/// (`blocks`: the erase blocks a compact map placed).
+pub fn address_line(map: AddressMap, blocks: u64, remapped: u64, requests: u64) -> String {
+    match map {
+        AddressMap::Refuse => "refuse (every page within the capacity)".to_string(),
+        AddressMap::Compact => format!(
+            "compact: {blocks} erase blocks placed in first-touch order; {remapped} of \
+             {requests} requests moved, none folded"
+        ),
+        AddressMap::Wrap => format!(
+            "wrap: pages folded modulo the capacity; {remapped} of {requests} requests wrapped"
+        ),
+    }
 }
 
 /// Resolve `--device`: a built-in profile or a .toml file. An unknown profile name is
@@ -121,8 +146,13 @@ struct ReplayArgs {
     /// Precondition with this trace instead (replayed, then counters reset).
     #[arg(long, conflicts_with = "aging")]
     precondition: Option<PathBuf>,
-    /// Map addresses beyond the capacity modulo the logical pages instead of refusing.
-    #[arg(long)]
+    /// How the trace's addresses are placed on the device: refuse (pages beyond the
+    /// capacity are an error), compact (the trace's erase blocks in first-touch order,
+    /// offsets in a block kept) or wrap (pages modulo the capacity: folds).
+    #[arg(long, visible_alias = "address-map", default_value = "refuse")]
+    map: String,
+    /// The same as --map wrap.
+    #[arg(long, conflicts_with = "map")]
     wrap: bool,
     /// Print the metrics as JSON.
     #[arg(long)]
@@ -189,7 +219,10 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let read = a.source.read_options()?;
     let dev = a.dev.device()?;
     let mut ftl = dev.build_ftl()?;
-    let opts = ReplayOptions { wrap: a.wrap };
+    let map = address_map(&a.map, a.wrap)?;
+    // One placement for the preconditioning trace and the measured one: they address
+    // the same logical space.
+    let mut mapper = Mapper::new(map, ftl.geometry());
     if !(0.0..=1.0).contains(&a.aging_random) {
         return Err(UsageError(format!(
             "--aging-random {}: expected a fraction in 0..=1",
@@ -215,7 +248,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     } else if let Some(p) = &a.precondition {
         let mut r = wafer_trace::open(p, &ReadOptions::default())?;
         let pb = progress::bar(r.meta().requests.unwrap_or(0), "preconditioning");
-        replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))
+        replay::replay(&mut ftl, r.as_mut(), &mut mapper, |n| pb.set_position(n))
             .map_err(|e| about_file(e, "preconditioning with", p))?;
         pb.finish_and_clear();
         ftl.reset_counters();
@@ -226,7 +259,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let mut r = wafer_trace::open(trace, &read)?;
     let format = r.meta().format;
     let pb = progress::bar(r.meta().requests.unwrap_or(0), "replaying");
-    let stats = replay::replay(&mut ftl, r.as_mut(), opts, |n| pb.set_position(n))
+    let stats = replay::replay(&mut ftl, r.as_mut(), &mut mapper, |n| pb.set_position(n))
         .map_err(|e| about_file(e, "replaying", trace))?;
     pb.finish_and_clear();
     let g = *ftl.geometry();
@@ -239,7 +272,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
             "format": format,
             "device": dev,
             "precondition": precondition,
-            "wrap": a.wrap,
+            "address_map": map,
             "replay": stats,
             "metrics": m,
         });
@@ -267,14 +300,12 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     writeln!(
         stdout,
         "addresses     {}",
-        if a.wrap {
-            format!(
-                "wrapped modulo the capacity ({} requests wrapped)",
-                stats.wrapped_requests
-            )
-        } else {
-            "within capacity".to_string()
-        }
+        address_line(
+            map,
+            mapper.blocks_seen(),
+            stats.remapped_requests,
+            stats.requests
+        )
     )?;
     writeln!(stdout, "requests      {}", stats.requests)?;
     writeln!(

@@ -99,7 +99,7 @@ pub fn run_plan(
     let done = execute(&study, &opts, &mut obs)?;
     obs.finish();
     let o = &done.outcome;
-    if let Some(w) = wafer_lab::report::wrapped(&o.results) {
+    if let Some(w) = wafer_lab::report::folded(&o.results) {
         eprintln!("wafer: warning: {w}");
     }
     let mut stdout = std::io::stdout().lock();

@@ -34,6 +34,7 @@ use crate::progress;
   wafer sim -t cp.bin --granularity record -p clock:insert_ref=0 -c 1000p --json
   wafer sim -t trace.csv -p lru -p cflru:window=0.25 -c 5% --after 'after-{policy}-{cache}.csv'
   wafer sim -t huge.wtr --stream -p lru ts-clock -c 1GiB 4GiB --jobs 2
+  wafer sim -t telegram.csv.gz -p lru -c 16MiB -d microsd-16g --map compact
   wafer sim -t io.csv --skip-lines 1 --op-col 1 --offset-col 2 --len-col 3 --units sectors -p lru -c 5%
 Policies and their parameters: wafer policies")]
 pub struct Args {
@@ -55,6 +56,12 @@ pub struct Args {
     /// one's FTL; repeatable or comma-separated.
     #[arg(short = 'd', long = "device", num_args = 1..)]
     pub devices: Vec<String>,
+    /// How the after-cache operations' addresses are placed on each device: compact
+    /// (the trace's erase blocks in first-touch order, offsets in a block kept), wrap
+    /// (pages modulo the capacity: folds distinct pages together) or refuse (pages
+    /// beyond the capacity are an error).
+    #[arg(long = "map", visible_alias = "address-map", default_value = "compact")]
+    pub address_map: String,
     #[command(flatten)]
     pub run: RunArgs,
     /// Storage read time per page, ns (cost model).
@@ -138,6 +145,7 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
     );
     args.run.describe(&mut exp);
     exp.devices = list(&args.devices);
+    exp.address_map = args.address_map.clone();
     exp.cost = CostModel {
         t_read_ns: args.t_read_ns,
         t_write_ns: args.t_write_ns,
@@ -334,7 +342,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
         "burst util",
     ];
     if device {
-        header.extend(["device", "erases", "WAF"]);
+        header.extend(["device", "erases", "WAF", "map", "moved"]);
     }
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -357,8 +365,10 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
                 c.push(r.params.device.clone());
                 c.push(f.erases.to_string());
                 c.push(ratio(f.host_write_pages, f.waf));
+                c.push(r.params.address_map.map_or("-", |m| m.name()).into());
+                c.push(f.remapped_ops.to_string());
             } else if device {
-                c.extend(["none".into(), "-".into(), "-".into()]);
+                c.extend(["none", "-", "-", "-", "-"].map(String::from));
             }
             c
         })
@@ -375,7 +385,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
             if i > 0 {
                 s.push_str("  ");
             }
-            if i < 2 || i == 8 {
+            if i < 2 || i == 8 || i == 11 {
                 s.push_str(&format!("{v:<width$}", width = w[i]));
             } else {
                 s.push_str(&format!("{v:>width$}", width = w[i]));

@@ -3,18 +3,20 @@
 //! Drives", ACM Computing Frontiers 2010, Table 5) on the timed SSD with an on-board
 //! write cache and automatic periodic update (crate wafer-ssd).
 
-use super::ftl::resolve_device;
+use super::ftl::{address_line, address_map, resolve_device};
 use super::{about_file, unknown, UsageError};
 use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
+use wafer_ftl::address_map::{MappedCounts, MappedReader};
+use wafer_ftl::{AddressMap, Mapper};
 use wafer_ssd::{
     parse_duration_ns, Apu, Arrival, Assoc, CacheConfig, FtlFlash, Report, Ssd, SsdConfig,
 };
 use wafer_trace::gen::Bytes;
 use wafer_trace::gen::{Arrival as GenArrival, GenSpec};
 use wafer_trace::units::{format_size, parse_size};
-use wafer_trace::Format;
+use wafer_trace::{Format, RequestReader};
 
 /// The paper 004 micro benchmarks `--gen` runs.
 const MICRO: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
@@ -25,7 +27,7 @@ const MICRO: [&str; 4] = ["constant-write", "random-write", "write-biased", "thr
   wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru
   wafer ssd --gen thrash --cache-size 16MiB --ways 1 --apu off --json
   wafer ssd --gen constant-write --no-cache
-  wafer ssd -t trace.csv --device samsung-k9 --wrap --cache-size 64MiB --ways 4 --apu lfu
+  wafer ssd -t trace.csv --device samsung-k9 --map compact --cache-size 64MiB --ways 4 --apu lfu
   wafer ssd -t untimed.wtr --arrival poisson:2ms --idle-threshold 1ms
 Micro benchmarks (paper 004 Table 5): constant-write, random-write, write-biased, thrash.
 The model and every parameter: docs/ssd.md.")]
@@ -88,8 +90,14 @@ pub struct Args {
     /// outstanding) or closed:<depth>.
     #[arg(long, default_value = "trace")]
     arrival: String,
-    /// Map pages beyond the capacity modulo the logical pages instead of refusing.
-    #[arg(long)]
+    /// How the trace's addresses are placed on the device: refuse (pages beyond the
+    /// capacity are an error), compact (the trace's erase blocks in first-touch order,
+    /// offsets in a block kept; a request whose blocks lie apart is served as one
+    /// request per piece) or wrap (pages modulo the capacity: folds).
+    #[arg(long, visible_alias = "address-map", default_value = "refuse")]
+    map: String,
+    /// The same as --map wrap.
+    #[arg(long, conflicts_with = "map")]
     wrap: bool,
     /// Stop after this many requests.
     #[arg(long)]
@@ -107,6 +115,7 @@ fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
 
 /// Run `wafer ssd`.
 pub fn run(a: Args) -> anyhow::Result<()> {
+    let map = address_map(&a.map, a.wrap)?;
     let mut dev = resolve_device(&a.device)?;
     let capacity = match (&a.capacity, &a.gen) {
         (Some(c), _) => Some(parse_size(c).map_err(usage)?),
@@ -147,7 +156,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         t_bus_ns: parse_duration_ns(&a.t_bus).map_err(usage)?,
         t_channel_ns: parse_duration_ns(&a.t_channel).map_err(usage)?,
         queue_depth: a.queue_depth,
-        wrap: a.wrap,
+        wrap: map == AddressMap::Wrap,
     };
     cfg.validate().map_err(usage)?;
     let arrival = if a.arrival.trim() == "closed" {
@@ -208,20 +217,47 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let mut ssd = Ssd::new(cfg, flash)?;
     let total = a.limit.or(reader.meta().requests).unwrap_or(0);
     let pb = progress::bar(total, "simulating");
-    wafer_ssd::run(
-        &mut ssd,
-        reader.as_mut(),
-        arrival,
-        a.limit,
-        |n| pb.set_position(n),
-        |_, _| {},
-    )
-    .map_err(|e| match &a.trace {
-        Some(t) => about_file(e, "simulating", t),
-        None => anyhow::Error::from(e).context(format!("simulating {source}")),
-    })?;
+    let simulate = |ssd: &mut Ssd<FtlFlash>, input: &mut dyn RequestReader| {
+        wafer_ssd::run(
+            ssd,
+            input,
+            arrival,
+            a.limit,
+            |n| pb.set_position(n),
+            |_, _| {},
+        )
+        .map_err(|e| match &a.trace {
+            Some(t) => about_file(e, "simulating", t),
+            None => anyhow::Error::from(e).context(format!("simulating {source}")),
+        })
+    };
+    // Wrapping is the device model's own (pages modulo the capacity within one
+    // request); compact reads the trace through a `MappedReader`.
+    let mapped = if map == AddressMap::Compact {
+        let mut m = MappedReader::new(reader.as_mut(), Mapper::new(map, &dev.geometry));
+        simulate(&mut ssd, &mut m)?;
+        Some((m.counts(), m.mapper().blocks_seen()))
+    } else {
+        simulate(&mut ssd, reader.as_mut())?;
+        None
+    };
     pb.finish_and_clear();
     let report = ssd.finish();
+    let (counts, blocks) = mapped.unwrap_or((
+        MappedCounts {
+            requests: report.requests,
+            remapped_requests: report.wrapped_requests,
+            split_requests: 0,
+        },
+        0,
+    ));
+    let mut addresses = address_line(map, blocks, counts.remapped_requests, counts.requests);
+    if counts.split_requests > 0 {
+        addresses += &format!(
+            "; {} split where their blocks lie apart (served as one request per piece)",
+            counts.split_requests
+        );
+    }
     let mut stdout = std::io::stdout().lock();
     if a.json {
         let out = serde_json::json!({
@@ -230,6 +266,8 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "format": format,
             "device": dev,
             "config": cfg,
+            "address_map": map,
+            "mapping": counts,
             "arrival": arrival,
             "report": report,
         });
@@ -240,7 +278,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         (Some(_), f) => format!("{source} (format {})", f.map_or("?", Format::name)),
         (None, _) => format!("{source} (generated)"),
     };
-    print_text(&mut stdout, &workload, &dev, &cfg, &report)?;
+    print_text(&mut stdout, &workload, &dev, &addresses, &cfg, &report)?;
     Ok(())
 }
 
@@ -252,6 +290,7 @@ fn print_text(
     stdout: &mut impl Write,
     source: &str,
     dev: &wafer_ftl::Device,
+    addresses: &str,
     cfg: &SsdConfig,
     r: &Report,
 ) -> std::io::Result<()> {
@@ -272,6 +311,7 @@ fn print_text(
         dev.latency.erase_ns / 1000,
         cfg.queue_depth
     )?;
+    writeln!(stdout, "addresses     {addresses}")?;
     match &r.cache {
         Some(c) => writeln!(
             stdout,
