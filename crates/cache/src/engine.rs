@@ -171,7 +171,6 @@ struct Run {
     time: u64,
     group: u64,
     groups_opened: u64,
-    ppb: u32,
     blocks: BlockMemo,
     wb: BurstTracker,
     strict: BurstTracker,
@@ -201,10 +200,9 @@ impl Run {
             time: wafer_trace::NO_TIME,
             group: 0,
             groups_opened: 0,
-            ppb: cfg.pages_per_block.max(1),
             blocks: BlockMemo::new(cfg.pages_per_block),
-            wb: BurstTracker::default(),
-            strict: BurstTracker::default(),
+            wb: BurstTracker::new(cfg.pages_per_block),
+            strict: BurstTracker::new(cfg.pages_per_block),
             merge: MergeTracker::default(),
             series_every: if series.is_some() {
                 cfg.series_every
@@ -364,8 +362,8 @@ impl Run {
             + (m.page_writes + m.pad_writes) * cfg.cost.t_write_ns;
         m.finish_ratios();
         m.block_utilization = BlockUtilization {
-            write_stream: self.wb.stats(self.ppb),
-            strict: self.strict.stats(self.ppb),
+            write_stream: self.wb.stats(),
+            strict: self.strict.stats(),
         };
         m.series = self.series;
         after.finish()?;
@@ -373,9 +371,9 @@ impl Run {
     }
 }
 
-/// [`block_key`] with the last block remembered: the pages of one block flush (a
-/// block-level policy writes up to ppb of them in a row) cost one division, not one
-/// each.
+/// [`block_key`] and the page's place in its block, with the last block
+/// remembered: the pages of one block flush (a block-level policy writes up to ppb of
+/// them in a row) cost one division, not one each.
 struct BlockMemo {
     ppb: u64,
     /// Key of the first page of the last block (device bits included).
@@ -393,18 +391,19 @@ impl BlockMemo {
         }
     }
 
-    /// `block_key(key, ppb)`.
+    /// `(block_key(key, ppb), key_page(key) % ppb)`.
     #[inline]
-    fn of(&mut self, key: u64) -> u64 {
+    fn of(&mut self, key: u64) -> (u64, u32) {
         let d = key.wrapping_sub(self.base);
         // Same device too: a last block cut short at the top of a device's page
         // space must not take in the first pages of the next device.
         if d < self.ppb && (key ^ self.base) >> DEV_SHIFT == 0 {
-            return self.block;
+            return (self.block, d as u32);
         }
+        let offset = key_page(key) % self.ppb;
         self.block = block_key(key, self.ppb as u32);
-        self.base = key - key_page(key) % self.ppb;
-        self.block
+        self.base = key - offset;
+        (self.block, offset as u32)
     }
 }
 
@@ -419,9 +418,9 @@ impl<K: KeyOf + ?Sized, A: AfterSink> Tap<'_, K, A> {
     #[inline(always)]
     fn write(&mut self, key: u64, kind: IoKind) {
         let r = &mut *self.run;
-        let blk = r.blocks.of(key);
-        r.wb.write(blk);
-        r.strict.write(blk);
+        let (blk, offset) = r.blocks.of(key);
+        r.wb.write(blk, offset);
+        r.strict.write(blk, offset);
         r.merge.write(r.access, key);
         self.after.push(&StorageOp {
             op: Op::Write,
@@ -811,8 +810,9 @@ mod tests {
     use crate::testutil::{requests, VecReader};
     use wafer_trace::Request;
 
-    /// The remembered block is `block_key` on runs within a block, jumps, other
-    /// devices, and a last block cut short at the top of a device's page space.
+    /// The remembered block is `block_key` (and the place in it the page number mod
+    /// ppb) on runs within a block, jumps, other devices, and a last block cut short
+    /// at the top of a device's page space.
     #[test]
     fn block_memo_is_block_key() {
         use rand::{Rng, SeedableRng};
@@ -827,7 +827,8 @@ mod tests {
                     1 => wafer_trace::page_key(rng.gen_range(0..3), top - rng.gen_range(0..8)),
                     _ => key.wrapping_add(1),
                 };
-                assert_eq!(m.of(key), block_key(key, ppb), "key {key:#x}, ppb {ppb}");
+                let want = (block_key(key, ppb), (key_page(key) % u64::from(ppb)) as u32);
+                assert_eq!(m.of(key), want, "key {key:#x}, ppb {ppb}");
             }
         }
     }

@@ -17,9 +17,15 @@
 //! * `erases-relative`: block erases divided by the baseline policy's at the same
 //!   size, on each device.
 //! * `waf`: write amplification vs cache size on each device.
-//! * `block-utilization`: how many pages each write burst carries to one erase block,
-//!   as the share of written pages per burst-size bin (powers of two), at the largest
-//!   cache size (paper 000 Fig. 5).
+//! * `block-utilization`: write operations (write-stream bursts, `wafer_cache::metrics`)
+//!   per block-utilization range, (0, 10%] to (90, 100%], at the largest cache size
+//!   (paper 000 Fig. 5): counts, so a policy that writes fewer, fuller bursts shows
+//!   both.
+//! * `block-utilization-pages`: the same ranges weighted by pages: the share of each
+//!   policy's written pages (distinct pages per burst) that went out in bursts of
+//!   that utilization; shares, so policies writing different amounts compare.
+//! * `io-counts`: read I/Os (page and padding reads) and write I/Os (after merging)
+//!   per policy at the largest cache size (paper 000 Fig. 7).
 //! * `write-pattern`: page number over time of the before-cache writes and of each
 //!   policy's after-cache writes, at the smallest cache size (paper 000 Fig. 10); one
 //!   panel (file) each. Points are an evenly spaced sample of at most 3000 writes.
@@ -42,9 +48,10 @@ use crate::experiment::Plan;
 use crate::grid::TraceInfo;
 use crate::plot::{spans_decades, starts_at_zero, Chart, Kind, Series};
 use crate::result::CellResult;
+use wafer_cache::metrics::UTILIZATION_RANGES;
 
 /// Figure kinds and what they show.
-pub const FIGURES: [(&str, &str); 11] = [
+pub const FIGURES: [(&str, &str); 13] = [
     ("hit-ratio", "hit ratio vs cache size"),
     ("write-backs", "pages written to storage vs cache size"),
     (
@@ -61,8 +68,13 @@ pub const FIGURES: [(&str, &str); 11] = [
     ("waf", "write amplification vs cache size"),
     (
         "block-utilization",
-        "pages per write burst to one erase block",
+        "write operations (bursts) per block-utilization range",
     ),
+    (
+        "block-utilization-pages",
+        "share of written pages per block-utilization range",
+    ),
+    ("io-counts", "read and write I/Os per policy"),
     ("write-pattern", "page number of writes over time"),
     ("areas", "policy area sizes over time"),
 ];
@@ -191,21 +203,12 @@ fn kib(plan: &Plan) -> String {
     }
 }
 
-/// Power-of-two bins of burst sizes: labels and the bin of each size.
-fn burst_bins(ppb: u32) -> Vec<(u32, u32, String)> {
-    let mut bins = Vec::new();
-    let mut lo = 1u32;
-    while lo <= ppb.max(1) {
-        let hi = (lo * 2 - 1).min(ppb.max(1));
-        let label = if lo == hi {
-            lo.to_string()
-        } else {
-            format!("{lo}-{hi}")
-        };
-        bins.push((lo, hi, label));
-        lo *= 2;
-    }
-    bins
+/// Labels of the utilization ranges: `0-10%` for (0, 10%], ...
+fn utilization_labels() -> Vec<String> {
+    let w = 100 / UTILIZATION_RANGES;
+    (0..UTILIZATION_RANGES)
+        .map(|i| format!("{}-{}%", i * w, (i + 1) * w))
+        .collect()
 }
 
 /// Draw every figure the plan asks for.
@@ -350,45 +353,92 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 );
             }
         }
-        if want("block-utilization") {
-            let bins = burst_bins(plan.pages_per_block.get());
-            let series = plan
-                .policies
+        // One series per policy at the largest size: `f(cell)` over categories `0, 1, ...`.
+        let at_largest = |f: &dyn Fn(&CellResult) -> Option<Vec<f64>>| -> Vec<Series> {
+            plan.policies
                 .iter()
                 .filter_map(|p| {
-                    let r = cx.cell(&tl, &p.label(), &largest, &first_dev)?;
-                    let h = &r.cache.block_utilization.write_stream;
-                    (h.pages > 0).then(|| Series {
+                    let ys = f(cx.cell(&tl, &p.label(), &largest, &first_dev)?)?;
+                    Some(Series {
                         name: p.label(),
-                        points: bins
-                            .iter()
+                        points: ys
+                            .into_iter()
                             .enumerate()
-                            .map(|(i, (lo, hi, _))| {
-                                let pages: u64 = h
-                                    .histogram
-                                    .iter()
-                                    .filter(|(n, _)| n >= lo && n <= hi)
-                                    .map(|&(n, c)| u64::from(n) * c)
-                                    .sum();
-                                (i as f64, pages as f64 / h.pages as f64)
-                            })
+                            .map(|(i, y)| (i as f64, y))
                             .collect(),
                     })
                 })
-                .collect();
+                .collect()
+        };
+        let bars = |title: String, x: &str, y: &str, categories: Vec<String>, series| Chart {
+            title,
+            x_label: x.into(),
+            y_label: y.into(),
+            categories: Some(categories),
+            kind: Kind::Bars,
+            series,
+            y_from_zero: true,
+            log_y: false,
+        };
+        let ranges_x = "block utilization of the burst (distinct pages / pages per block)";
+        if want("block-utilization") {
+            let s = at_largest(&|r| {
+                let b = &r.cache.block_utilization.write_stream;
+                Some(b.bursts_by_utilization.iter().map(|&n| n as f64).collect())
+            });
             push(
                 format!("block-utilization-{ts}"),
                 "block-utilization",
-                Chart {
-                    title: format!("Pages per write burst to one block ({largest}) — {tl}"),
-                    x_label: "pages of one erase block written in one burst".into(),
-                    y_label: "share of written pages".into(),
-                    categories: Some(bins.into_iter().map(|b| b.2).collect()),
-                    kind: Kind::Bars,
-                    series,
-                    y_from_zero: true,
-                    log_y: false,
-                },
+                bars(
+                    format!("Write operations per block utilization ({largest}) — {tl}"),
+                    ranges_x,
+                    "write operations (bursts)",
+                    utilization_labels(),
+                    s,
+                ),
+            );
+        }
+        if want("block-utilization-pages") {
+            let s = at_largest(&|r| {
+                let b = &r.cache.block_utilization.write_stream;
+                (b.pages > 0).then(|| {
+                    let total = b.pages as f64;
+                    b.pages_by_utilization
+                        .iter()
+                        .map(|&n| n as f64 / total)
+                        .collect()
+                })
+            });
+            push(
+                format!("block-utilization-pages-{ts}"),
+                "block-utilization-pages",
+                bars(
+                    format!("Written pages per block utilization ({largest}) — {tl}"),
+                    ranges_x,
+                    "share of written pages",
+                    utilization_labels(),
+                    s,
+                ),
+            );
+        }
+        if want("io-counts") {
+            let s = at_largest(&|r| {
+                let m = &r.cache;
+                Some(vec![
+                    (m.page_reads + m.pad_reads) as f64,
+                    m.write_ios as f64,
+                ])
+            });
+            push(
+                format!("io-counts-{ts}"),
+                "io-counts",
+                bars(
+                    format!("Storage I/Os ({largest}) — {tl}"),
+                    "reads: page and padding reads; writes: after merging",
+                    "I/O operations (count)",
+                    vec!["read I/Os".into(), "write I/Os".into()],
+                    s,
+                ),
             );
         }
         if want("write-pattern") {
@@ -475,9 +525,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn burst_bins_are_powers_of_two_up_to_the_block() {
-        let b: Vec<String> = burst_bins(8).into_iter().map(|b| b.2).collect();
-        assert_eq!(b, ["1", "2-3", "4-7", "8"]);
+    fn utilization_labels_are_tenths() {
+        let l = utilization_labels();
+        assert_eq!(l.len(), UTILIZATION_RANGES);
+        assert_eq!((l[0].as_str(), l[9].as_str()), ("0-10%", "90-100%"));
         assert_eq!(slug("ts-clock:ppb=1024"), "ts-clock_ppb_1024");
     }
 }

@@ -213,7 +213,7 @@ fn contents(figures: &[Figure]) -> String {
 
 fn table(results: &[CellResult]) -> String {
     let mut h = String::from(
-        "<table><tr><th class=l>trace</th><th class=l>policy</th><th class=l>cache</th><th class=l>device</th><th>pages</th><th>hit ratio</th><th>read hits</th><th>write hits</th><th>page reads</th><th>pages written</th><th>write I/Os</th><th>WAF</th><th>erases</th><th>est. time (s)</th><th>cell time (s)</th><th class=l>cell</th></tr>",
+        "<table><tr><th class=l>trace</th><th class=l>policy</th><th class=l>cache</th><th class=l>device</th><th>pages</th><th>hit ratio</th><th>read hits</th><th>write hits</th><th>page reads</th><th>pages written</th><th>write I/Os</th><th>burst util.</th><th>WAF</th><th>erases</th><th>est. time (s)</th><th>cell time (s)</th><th class=l>cell</th></tr>",
     );
     for r in results {
         let p = &r.params;
@@ -221,9 +221,16 @@ fn table(results: &[CellResult]) -> String {
             Some(f) => (format!("{:.3}", f.waf), fmt_num(f.erases as f64)),
             None => ("".into(), "".into()),
         };
+        // Mean block utilization of the write-stream bursts; empty without any.
+        let bu = &r.cache.block_utilization.write_stream;
+        let util = if bu.bursts > 0 {
+            pct(bu.mean_utilization)
+        } else {
+            String::new()
+        };
         let _ = write!(
             h,
-            "<tr><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.2}</td><td class=l>{}</td></tr>",
+            "<tr><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td class=l>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.2}</td><td class=l>{}</td></tr>",
             esc(&p.trace),
             esc(&p.policy),
             esc(&p.cache),
@@ -235,6 +242,7 @@ fn table(results: &[CellResult]) -> String {
             r.cache.page_reads,
             r.write_backs(),
             r.cache.write_ios,
+            util,
             waf,
             erases,
             r.io_time_s(),

@@ -203,6 +203,8 @@ impl CellResult {
         }
         let bu = &self.cache.block_utilization.write_stream;
         row.push(("wb_bursts".into(), bu.bursts.into()));
+        row.push(("wb_rewrites".into(), bu.rewrites.into()));
+        row.push(("wb_full_bursts".into(), bu.full.into()));
         row.push(("wb_mean_pages".into(), bu.mean_pages.into()));
         row.push(("wb_mean_utilization".into(), bu.mean_utilization.into()));
         let f = self.ftl.clone().unwrap_or_default();

@@ -294,11 +294,18 @@ fn every_figure_kind_parses_with_its_series() {
             | "io-time-vs-clock"
             | "erases"
             | "erases-relative"
-            | "waf" => {
+            | "waf"
+            | "block-utilization"
+            | "io-counts" => {
                 assert_eq!(names, policies, "{}", f.stem)
             }
-            "block-utilization" => {
-                assert!(!names.is_empty() && names.iter().all(|n| policies.contains(n)))
+            "block-utilization-pages" => {
+                assert!(!names.is_empty() && names.iter().all(|n| policies.contains(n)));
+                // Shares of each policy's written pages over the ranges.
+                for s in &f.chart.series {
+                    let total: f64 = s.points.iter().map(|p| p.1).sum();
+                    assert!((total - 1.0).abs() < 1e-9, "{} {}: {total}", f.stem, s.name);
+                }
             }
             "write-pattern" if f.stem.ends_with("-before") => {
                 assert_eq!(names, ["before cache"])

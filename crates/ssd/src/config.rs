@@ -114,9 +114,11 @@ pub struct SsdConfig {
     pub cache: Option<CacheConfig>,
     /// Continuous idle time after which one APU flush starts (paper 004: 2 ms).
     pub idle_threshold_ns: u64,
-    /// Time to read or write one page in the cache DRAM (wafer's default: 0.01 ms).
+    /// Time to read or write one whole page in the cache DRAM, charged in proportion to
+    /// the bytes of a partial page (wafer's default: 0.01 ms).
     pub t_cache_ns: u64,
-    /// Host-interface transfer time per page (wafer's default: 0.01 ms).
+    /// Host-interface transfer time per whole page, charged in proportion to the bytes
+    /// of a partial page (wafer's default: 0.01 ms).
     pub t_bus_ns: u64,
     /// Flash channel transfer time per page, on the bus a channel's ways share
     /// (default 0: paper 004's model folds it into the page read and program times).

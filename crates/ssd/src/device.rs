@@ -10,7 +10,9 @@
 //!   does; response time = completion - arrival. An APU flush takes a slot while it
 //!   runs, so at depth 1 a request arriving during a flush waits for it and the device
 //!   is the FCFS single server of Lindley's recurrence.
-//! * **Resources**: the *host link* (host interface and cache DRAM, one serial lane),
+//! * **Resources**: the *host link* (host interface, one serial lane), the *cache DRAM*
+//!   (its own resource, as in a real controller), both busy in proportion to the bytes
+//!   a request has in a page (a partial first or last page moves only its bytes),
 //!   `channels` flash buses (each shared by its ways, busy `t_channel` per page moved)
 //!   and `units = channels x ways` flash units (one operation at a time). Page `p` sits
 //!   on unit `p mod units`, unit `u` on channel `u mod channels` (consecutive pages go
@@ -23,18 +25,21 @@
 //!   out-of-order transfers).
 //! * **Pages** (the cache and the FTL see them in admission order; only the timing
 //!   overlaps):
-//!   - read hit: link `t_cache + t_bus`;
+//!   - read hit: DRAM `t_cache`, then link `t_bus`;
 //!   - flash read (miss, or no cache): issued to its unit at admission, `t_read` there,
 //!     then `t_channel` on its channel (the unit holds the data until it is out), then
 //!     `t_bus` on the link;
-//!   - write into the cache: link `t_bus`, then `t_cache`; a write that needs a dirty
-//!     victim's line first programs the victim (`t_channel`, then `t_program` + GC on the
-//!     victim's unit), and the new data waits in the controller until that program has
-//!     finished (the line holds the victim's only copy until then): the link carries
-//!     the request's other transfers meanwhile and the new data's `t_cache` follows
-//!     them, so the on-demand flushes of one request run on their units in parallel;
+//!   - write into the cache: link `t_bus`, then DRAM `t_cache`; a write that needs a
+//!     dirty victim's line first programs the victim (`t_channel`, then `t_program` +
+//!     GC on the victim's unit), and the new data waits in the controller until that
+//!     program has finished (the line holds the victim's only copy until then): the
+//!     link carries the request's other transfers meanwhile and the new data's
+//!     `t_cache` follows the request's other DRAM accesses, so the on-demand flushes
+//!     of one request run on their units in parallel;
 //!   - write without a cache: link `t_bus`, then `t_channel` and `t_program` + GC on the
-//!     page's unit, which overlaps the next transfers.
+//!     page's unit, which overlaps the next transfers;
+//!   - flash reads and programs stay whole pages; the cache's LRU time of a line is its
+//!     request's admission (the order the cache sees requests in).
 //! * **Idle**: the device is idle when no request is in it and no flush runs. After
 //!   `idle_threshold` of continuous idleness one APU flush starts (one page program on
 //!   the victim's unit, GC included); when it ends the device is idle again and the
@@ -104,6 +109,9 @@ pub struct Ssd<F: Flash> {
     nchannels: u64,
     /// When the host link is free.
     link: u64,
+    /// When the cache DRAM is free (a resource of its own: a controller's DRAM bus is
+    /// not its host interface).
+    dram: u64,
     page_size: u64,
     /// `log2(page_size)` when it is a power of two (page numbers by shifting).
     page_shift: Option<u32>,
@@ -143,8 +151,9 @@ pub struct Ssd<F: Flash> {
     ops: FlashOps,
     /// Scratch for [`Ssd::prefetch`].
     hints: Vec<u64>,
-    /// Scratch of [`Ssd::serve`]: victim program ends of pages waiting for their line.
-    waiting: Vec<u64>,
+    /// Scratch of [`Ssd::serve`]: (victim program end, DRAM time) of the pages waiting
+    /// for their line.
+    waiting: Vec<(u64, u64)>,
     /// APU flushes counted at the last [`Ssd::prefetch`].
     apu_seen: u64,
 }
@@ -167,6 +176,7 @@ impl<F: Flash> Ssd<F> {
             channels: vec![0; nchannels as usize],
             nchannels: u64::from(nchannels),
             link: 0,
+            dram: 0,
             page_size: flash.page_size(),
             page_shift: flash
                 .page_size()
@@ -248,6 +258,32 @@ impl<F: Flash> Ssd<F> {
             Some(s) => (req.offset >> s, last >> s),
             None => (req.offset / self.page_size, last / self.page_size),
         })
+    }
+
+    /// Bytes of `req` in its first page before the request starts, and in its last page
+    /// up to where it ends (`head`, `tail`): the first page moves `page_size - head`
+    /// bytes, the last `tail`, one page alone `tail - head`.
+    #[inline]
+    fn edges(&self, req: &Request) -> (u64, u64) {
+        let end = req.offset.saturating_add(u64::from(req.len) - 1);
+        match self.page_shift {
+            Some(s) => {
+                let m = (1u64 << s) - 1;
+                (req.offset & m, (end & m) + 1)
+            }
+            None => (req.offset % self.page_size, end % self.page_size + 1),
+        }
+    }
+
+    /// A whole page's time `t` scaled to `bytes` of the page, rounded up (a transfer of
+    /// any bytes takes some time).
+    #[inline]
+    fn share(&self, t: u64, bytes: u64) -> u64 {
+        if bytes == self.page_size {
+            t
+        } else {
+            (u128::from(t) * u128::from(bytes)).div_ceil(u128::from(self.page_size)) as u64
+        }
     }
 
     /// The channel of unit `u`.
@@ -515,19 +551,27 @@ impl<F: Flash> Ssd<F> {
             }
             self.wrapped += 1;
         }
-        let (tc, tb) = (self.cfg.t_cache_ns, self.cfg.t_bus_ns);
-        // `link`: the host link's free time; `done`: the latest page completion.
+        let (head, tail) = self.edges(req);
+        // `link`, `dram`: when the host link and the cache DRAM are free; `done`: the
+        // latest page completion.
         let mut link = self.link.max(start);
+        let mut dram = self.dram.max(start);
         let mut done = start;
         let mut waiting = std::mem::take(&mut self.waiting);
         waiting.clear();
         for p in first..=last {
             let lpn = if p >= lp { p % lp } else { p };
+            // Link and DRAM move the request's bytes in this page; flash moves the page.
+            let lo = if p == first { head } else { 0 };
+            let hi = if p == last { tail } else { self.page_size };
+            let tb = self.share(self.cfg.t_bus_ns, hi - lo);
+            let tc = self.share(self.cfg.t_cache_ns, hi - lo);
             match req.op {
                 Op::Read => {
                     if let Some(c) = &mut self.cache {
-                        if c.read(lpn, link) {
-                            link += tc + tb;
+                        if c.read(lpn, start) {
+                            dram += tc;
+                            link = link.max(dram) + tb;
                             done = done.max(link);
                             continue;
                         }
@@ -539,13 +583,13 @@ impl<F: Flash> Ssd<F> {
                 Op::Write => {
                     link += tb;
                     if let Some(c) = &mut self.cache {
-                        if let Some(v) = c.write(lpn, link) {
+                        if let Some(v) = c.write(lpn, start) {
                             let e = self.program_at(v, link)?;
                             self.ops.on_demand_programs += 1;
-                            waiting.push(e);
+                            waiting.push((e, tc));
                         } else {
-                            link += tc;
-                            done = done.max(link);
+                            dram = dram.max(link) + tc;
+                            done = done.max(dram);
                         }
                     } else {
                         let e = self.program_at(lpn, link)?;
@@ -562,13 +606,14 @@ impl<F: Flash> Ssd<F> {
             }
         }
         // Pages that waited for their victim's program enter the cache after the
-        // request's other transfers, in page order.
-        for &e in &waiting {
-            link = link.max(e) + tc;
-            done = done.max(link);
+        // request's other DRAM accesses, in page order.
+        for &(e, tc) in &waiting {
+            dram = dram.max(e) + tc;
+            done = done.max(dram);
         }
         self.waiting = waiting;
         self.link = link;
+        self.dram = dram;
         Ok((done, last - first + 1))
     }
 

@@ -203,15 +203,15 @@ fn direct_mapped_write_back() {
     check(
         fingerprint(cache(Assoc::Ways(1), Apu::Off), (1, 1), false, 32),
         Print {
-            completions: 11324683137308152287,
-            report: 11645998947471590396,
+            completions: 18011064362350672424,
+            report: 6157529163776099824,
             erase_counts: 6210026448015020037,
             erases: 1972,
             gc_copies: 50024,
             on_demand: 113685,
             apu: 0,
-            p99_ns: 29097983,
-            max_ns: 68704613,
+            p99_ns: 27525119,
+            max_ns: 61205734,
         },
     );
 }
@@ -221,15 +221,15 @@ fn two_way_apu_lru_four_units() {
     check(
         fingerprint(cache(Assoc::Ways(2), Apu::Lru), (2, 2), false, 32),
         Print {
-            completions: 4945743039632353434,
-            report: 7313677995869739214,
-            erase_counts: 7057731231970008229,
-            erases: 1988,
-            gc_copies: 50707,
-            on_demand: 107486,
-            apu: 6554,
-            p99_ns: 23461887,
-            max_ns: 41277118,
+            completions: 1284429144188928612,
+            report: 18340224436829429516,
+            erase_counts: 1074685780493620994,
+            erases: 1985,
+            gc_copies: 50489,
+            on_demand: 107060,
+            apu: 7011,
+            p99_ns: 21233663,
+            max_ns: 31863082,
         },
     );
 }
@@ -239,15 +239,15 @@ fn four_way_apu_lfu() {
     check(
         fingerprint(cache(Assoc::Ways(4), Apu::Lfu), (1, 1), false, 32),
         Print {
-            completions: 5013672448928011137,
-            report: 1679533058220986604,
-            erase_counts: 18242674458764095942,
-            erases: 1983,
-            gc_copies: 50655,
-            on_demand: 107801,
-            apu: 6009,
-            p99_ns: 29753343,
-            max_ns: 69687152,
+            completions: 14983954344170273979,
+            report: 14164621730043919737,
+            erase_counts: 5599990849027216485,
+            erases: 1982,
+            gc_copies: 50522,
+            on_demand: 107735,
+            apu: 6076,
+            p99_ns: 27000831,
+            max_ns: 60796956,
         },
     );
 }
@@ -257,15 +257,15 @@ fn fully_associative_apu_lru() {
     check(
         fingerprint(cache(Assoc::Full, Apu::Lru), (1, 1), false, 32),
         Print {
-            completions: 2905451197554221780,
-            report: 475774538766758925,
+            completions: 9269780197828225129,
+            report: 11582150987894048055,
             erase_counts: 4702590151630623008,
             erases: 1971,
             gc_copies: 49967,
-            on_demand: 107714,
-            apu: 5952,
-            p99_ns: 30408703,
-            max_ns: 63713278,
+            on_demand: 107610,
+            apu: 6056,
+            p99_ns: 28049407,
+            max_ns: 60056348,
         },
     );
 }
@@ -275,15 +275,15 @@ fn fully_associative_apu_lfu_hot_cold_two_channels() {
     check(
         fingerprint(cache(Assoc::Full, Apu::Lfu), (2, 1), true, 32),
         Print {
-            completions: 3134336571010294257,
-            report: 9371920494092409522,
-            erase_counts: 12703894667604695271,
+            completions: 1491309827364151282,
+            report: 6598217289754125932,
+            erase_counts: 14866509254191061155,
             erases: 1942,
             gc_copies: 48101,
-            on_demand: 107207,
-            apu: 6458,
-            p99_ns: 22151167,
-            max_ns: 42397015,
+            on_demand: 106786,
+            apu: 6879,
+            p99_ns: 17563647,
+            max_ns: 33972853,
         },
     );
 }

@@ -13,7 +13,8 @@
 //! trace; misses, storage reads and writes, evictions and the other counts of the
 //! sample are multiplied by 1 / rate, and hits are the totals minus the scaled
 //! misses. With the erase block as the sampling unit, block-level policies see whole
-//! blocks and the burst statistics of the sample stand for the trace's.
+//! blocks and the burst utilizations of the sample stand for the trace's (the burst
+//! counts are the sample's, not scaled).
 
 use rayon::prelude::*;
 use wafer_trace::{key_dev, key_page};

@@ -320,7 +320,7 @@ fn expand(t: &Path, policy: &str, cache: &str) -> PathBuf {
 }
 
 /// A ratio to four places, or `n/a` when nothing is under it (no accesses, no write
-/// I/Os): 0 would read as a measurement.
+/// bursts): 0 would read as a measurement.
 fn ratio(under: u64, value: f64) -> String {
     if under == 0 {
         "n/a".to_string()
@@ -357,7 +357,7 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
                 (m.page_writes + m.pad_writes).to_string(),
                 m.write_ios.to_string(),
                 ratio(
-                    m.write_ios,
+                    m.block_utilization.write_stream.bursts,
                     m.block_utilization.write_stream.mean_utilization,
                 ),
             ];

@@ -72,10 +72,10 @@ pub struct Args {
     /// Idle time before each APU flush.
     #[arg(long, default_value = "2ms")]
     idle_threshold: String,
-    /// Cache DRAM time per page.
+    /// Cache DRAM time per whole page (in proportion for a partial page).
     #[arg(long, default_value = "10us")]
     t_cache: String,
-    /// Host-interface transfer time per page.
+    /// Host-interface transfer time per whole page (in proportion for a partial page).
     #[arg(long, default_value = "10us")]
     t_bus: String,
     /// Flash channel transfer time per page, on the bus a channel's ways share (0: not
