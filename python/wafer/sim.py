@@ -55,8 +55,9 @@ def simulate(
     argument is a list. With ``device`` (a profile such as ``"microsd-16g"``, see
     :func:`devices`, or a device ``.toml`` file), the after-cache operations are
     replayed on its FTL, their addresses placed on it by ``address_map``: ``"compact"``
-    (the trace's erase blocks in first-touch order, offsets within a block kept, so a
-    trace wider than the device keeps its own overwrites), ``"wrap"`` (pages modulo the
+    (the trace's erase blocks, or pages on a page-level FTL, in first-touch order,
+    offsets kept, so a trace wider than the device keeps its own overwrites),
+    ``"wrap"`` (pages modulo the
     capacity: folds distinct pages together) or ``"refuse"`` (a page beyond the
     capacity is an error); rows say which (``address_map``) and how many operations
     it moved (``ftl_remapped_ops``). ``mapping`` reads a custom text trace: the keys of an

@@ -106,8 +106,8 @@ fn ftl_refuses_by_default_compacts_or_wraps_when_asked() {
     let t = text(&mut ftl(&["--map", "compact"]));
     assert!(
         t.contains(
-            "addresses     compact: 10 erase blocks placed in first-touch order; 18 of 20 \
-             requests moved, none folded"
+            "addresses     compact: 640 pages placed in first-touch order; 18 of 20 requests \
+             moved, none folded"
         ),
         "{t}"
     );
@@ -133,9 +133,9 @@ fn ftl_refuses_by_default_compacts_or_wraps_when_asked() {
         c.args(["--map", "compact"]),
         1,
         &[
-            "wide.csv: request 33 (offset 34359738368 bytes): the trace touches 40 erase \
-             blocks of 256 KiB but the device's logical space holds 32 (address map \
-             compact: a device of 10 MiB would hold them",
+            "wide.csv: request 33 (offset 34359738368 bytes): the trace touches 2560 pages \
+             of 4 KiB but the device's logical space holds 2048 (address map compact: a \
+             device of 10 MiB would hold them",
         ],
     );
 }
@@ -193,7 +193,7 @@ fn ssd_refuses_by_default_and_compacts_when_asked() {
     assert_eq!(v["mapping"]["remapped_requests"], 18);
     let t = text(&mut ssd(&["--map", "compact"]));
     assert!(
-        t.contains("addresses     compact: 10 erase blocks placed in first-touch order; 18 of 20"),
+        t.contains("addresses     compact: 640 pages placed in first-touch order; 18 of 20"),
         "{t}"
     );
 }

@@ -7,13 +7,17 @@
 //!
 //! * [`AddressMap::Refuse`]: pages stay where they are; a page beyond the logical
 //!   capacity is an error ([`FtlError::OutOfRange`]).
-//! * [`AddressMap::Compact`]: the erase blocks the trace touches (in units of the
-//!   device's erase-block size) are placed on the device in first-touch order: the k-th
-//!   distinct block becomes logical block k, every page keeping its offset in the block.
-//!   Erase-block structure and sequentiality within a block survive and no two trace
-//!   pages share a device page. A trace that touches blocks 0, 1, 2, ... in that order
-//!   is left as it is. Only whole erase blocks of the logical space are used; a trace
-//!   touching more blocks than that is refused ([`FtlError::TooManyBlocks`]).
+//! * [`AddressMap::Compact`]: the units the trace touches are placed on the device in
+//!   first-touch order: the k-th distinct unit becomes logical unit k, every page
+//!   keeping its offset in the unit. The unit is what the FTL maps as one: the erase
+//!   block for FAST and block-level mapping (a logical block's pages share its data and
+//!   log blocks, so the trace's block structure is kept), the page for page-level
+//!   mapping (which places every page where the write frontier is, so a logical block
+//!   means nothing to it and a sparse trace needs no more space than its footprint).
+//!   Sequentiality within a unit survives and no two trace pages share a device page. A
+//!   trace that touches units 0, 1, 2, ... in that order is left as it is. Only whole
+//!   units of the logical space are used; a trace touching more units than that is
+//!   refused ([`FtlError::TooManyBlocks`]).
 //! * [`AddressMap::Wrap`]: page `p` goes to `p mod logical_pages`. Lossy: distinct trace
 //!   pages can share a device page, which adds overwrites the trace does not have.
 //!
@@ -28,6 +32,7 @@ use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use wafer_trace::{Request, RequestReader, TraceMeta};
 
+use crate::device::FtlKind;
 use crate::error::FtlError;
 use crate::geometry::Geometry;
 
@@ -84,14 +89,15 @@ pub struct Mapper {
     map: AddressMap,
     page_size: u64,
     logical_pages: u64,
+    /// Pages of the unit compact places (module docs).
     pages_per_block: u64,
     /// log2 of `pages_per_block` when it is a power of two: a shift instead of a
     /// division on every request.
     shift: Option<u32>,
-    /// Whole erase blocks of the logical space: what compact can place.
+    /// Whole units of the logical space: what compact can place.
     held: u64,
-    /// Trace block -> device block, numbered in first-touch order; numbers from `held`
-    /// on are blocks seen after the device was full (counted for the error, never
+    /// Trace unit -> device unit, numbered in first-touch order; numbers from `held`
+    /// on are units seen after the device was full (counted for the error, never
     /// used).
     placed: FxHashMap<u64, u64>,
     /// The last placement looked up: consecutive requests mostly stay in one block.
@@ -99,9 +105,13 @@ pub struct Mapper {
 }
 
 impl Mapper {
-    /// `map` onto a device of geometry `g`.
-    pub fn new(map: AddressMap, g: &Geometry) -> Mapper {
-        let ppb = u64::from(g.pages_per_block);
+    /// `map` onto a device of geometry `g` run by an FTL of kind `ftl` (which sets the
+    /// unit compact places: module docs).
+    pub fn new(map: AddressMap, g: &Geometry, ftl: FtlKind) -> Mapper {
+        let ppb = match ftl {
+            FtlKind::Page => 1,
+            FtlKind::Fast | FtlKind::Block => u64::from(g.pages_per_block),
+        };
         Mapper {
             map,
             page_size: u64::from(g.page_size),
@@ -124,7 +134,16 @@ impl Mapper {
         self.page_size
     }
 
-    /// Distinct trace erase blocks seen (compact; 0 for the other mappings).
+    /// What compact places, plural: `pages` on a page-level FTL, else `erase blocks`.
+    pub fn unit_name(&self) -> &'static str {
+        if self.pages_per_block == 1 {
+            "pages"
+        } else {
+            "erase blocks"
+        }
+    }
+
+    /// Distinct trace units seen (compact; 0 for the other mappings).
     pub fn blocks_seen(&self) -> u64 {
         self.placed.len() as u64
     }
@@ -160,6 +179,7 @@ impl Mapper {
         FtlError::TooManyBlocks {
             needed: self.blocks_seen(),
             held: self.held,
+            unit: self.unit_name(),
             block_bytes: self.pages_per_block * self.page_size,
         }
     }
@@ -463,7 +483,7 @@ mod tests {
 
     #[test]
     fn compact_places_blocks_in_first_touch_order_keeping_offsets() {
-        let mut m = Mapper::new(AddressMap::Compact, &geometry());
+        let mut m = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast);
         // Trace block 100 (pages 400..404) first, then block 7, then block 100 again.
         assert_eq!(pieces(&mut m, 402, 403).unwrap(), vec![(402, 2, 2)]);
         assert_eq!(pieces(&mut m, 29, 29).unwrap(), vec![(29, 5, 1)]);
@@ -481,7 +501,7 @@ mod tests {
 
     #[test]
     fn compact_splits_a_request_only_where_its_blocks_lie_apart() {
-        let mut m = Mapper::new(AddressMap::Compact, &geometry());
+        let mut m = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast);
         // Blocks 10 and 11 first touched together: placed side by side, one piece.
         assert_eq!(pieces(&mut m, 42, 45).unwrap(), vec![(42, 2, 4)]);
         // Block 20, then a request over blocks 19 and 20: 19 is new (device block 3),
@@ -495,7 +515,7 @@ mod tests {
 
     #[test]
     fn compact_is_the_identity_for_a_trace_in_first_touch_order_from_block_0() {
-        let mut m = Mapper::new(AddressMap::Compact, &geometry());
+        let mut m = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast);
         for (a, b) in [(0, 2), (3, 6), (1, 1), (8, 15), (4, 4)] {
             assert_eq!(pieces(&mut m, a, b).unwrap(), vec![(a, a, b - a + 1)]);
         }
@@ -506,7 +526,7 @@ mod tests {
 
     #[test]
     fn compact_refuses_more_blocks_than_the_device_holds_and_counts_them_all() {
-        let mut m = Mapper::new(AddressMap::Compact, &geometry());
+        let mut m = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast);
         for b in [5u64, 9, 13, 17] {
             pieces(&mut m, b * 4, b * 4).unwrap();
         }
@@ -534,8 +554,36 @@ mod tests {
     }
 
     #[test]
+    fn compact_on_a_page_level_ftl_places_pages_so_a_sparse_trace_fits() {
+        // One page in each of 16 trace blocks: 16 erase blocks, which FAST's 4 cannot
+        // hold, but 16 pages, which page-level mapping can.
+        let mut fast = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast);
+        let mut page = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Page);
+        for (i, b) in (0..16u64).map(|i| (i, 7 + 3 * i)).collect::<Vec<_>>() {
+            assert_eq!(
+                pieces(&mut page, b * 4 + 1, b * 4 + 1).unwrap(),
+                vec![(b * 4 + 1, i, 1)]
+            );
+        }
+        assert!((0..16u64).any(|i| pieces(&mut fast, (7 + 3 * i) * 4, (7 + 3 * i) * 4).is_err()));
+        // A request over new pages stays whole; over placed and new ones it is cut.
+        let mut page = Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Page);
+        assert_eq!(pieces(&mut page, 40, 43).unwrap(), vec![(40, 0, 4)]);
+        assert_eq!(pieces(&mut page, 20, 20).unwrap(), vec![(20, 4, 1)]);
+        assert_eq!(
+            pieces(&mut page, 43, 44).unwrap(),
+            vec![(43, 3, 1), (44, 5, 1)]
+        );
+        let e = pieces(&mut page, 0, 15).unwrap_err().to_string();
+        assert!(
+            e.starts_with("the trace touches 17 pages of 4 KiB but"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn wrap_folds_modulo_the_capacity_as_before() {
-        let mut m = Mapper::new(AddressMap::Wrap, &geometry());
+        let mut m = Mapper::new(AddressMap::Wrap, &geometry(), FtlKind::Fast);
         assert_eq!(pieces(&mut m, 3, 5).unwrap(), vec![(3, 3, 3)]);
         // 14..=33 is 20 pages: to the end, once round, and 2 more.
         assert_eq!(
@@ -548,7 +596,7 @@ mod tests {
 
     #[test]
     fn refuse_names_the_first_page_beyond_the_capacity() {
-        let mut m = Mapper::new(AddressMap::Refuse, &geometry());
+        let mut m = Mapper::new(AddressMap::Refuse, &geometry(), FtlKind::Fast);
         assert_eq!(pieces(&mut m, 0, 15).unwrap(), vec![(0, 0, 16)]);
         match pieces(&mut m, 10, 20).unwrap_err() {
             FtlError::OutOfRange { lpn, logical_pages } => {
@@ -584,7 +632,10 @@ mod tests {
         // Block 5 (bytes 81920..98304), then a request from block 4 into block 5.
         let reqs = vec![req(81920 + 100, 10), req(81920 - 4096 + 5, 8192), req(0, 0)];
         let mut inner = Mem(reqs, TraceMeta::default());
-        let mut r = MappedReader::new(&mut inner, Mapper::new(AddressMap::Compact, &geometry()));
+        let mut r = MappedReader::new(
+            &mut inner,
+            Mapper::new(AddressMap::Compact, &geometry(), FtlKind::Fast),
+        );
         let mut out = Vec::new();
         assert!(r.read_batch(&mut out).unwrap());
         let got: Vec<(u64, u32)> = out.iter().map(|q| (q.offset, q.len)).collect();

@@ -32,18 +32,21 @@ pub enum FtlError {
     /// A compact address map ran out of erase blocks
     /// ([`crate::address_map::AddressMap::Compact`]).
     #[error(
-        "the trace touches {needed} erase blocks of {} but the device's logical space \
+        "the trace touches {needed} {unit} of {} but the device's logical space \
          holds {held} (address map compact: a device of {} would hold them, or wrap \
          folds pages modulo the capacity, with --map or address_map)",
         format_size(*block_bytes),
         format_size(needed.saturating_mul(*block_bytes))
     )]
     TooManyBlocks {
-        /// Distinct erase blocks the trace touches (as far as it was read).
+        /// Distinct units the trace touches (as far as it was read).
         needed: u64,
-        /// Whole erase blocks of the device's logical space.
+        /// Whole units of the device's logical space.
         held: u64,
-        /// Bytes per erase block.
+        /// What compact places: `erase blocks` or `pages`
+        /// ([`crate::address_map::AddressMap::Compact`]).
+        unit: &'static str,
+        /// Bytes per unit.
         block_bytes: u64,
     },
     /// Reading the trace failed.

@@ -82,6 +82,18 @@ pub enum AnyFtl {
     Block(BlockFtl),
 }
 
+impl AnyFtl {
+    /// Which FTL this is.
+    pub fn kind(&self) -> crate::device::FtlKind {
+        use crate::device::FtlKind;
+        match self {
+            AnyFtl::Page(_) => FtlKind::Page,
+            AnyFtl::Fast(_) => FtlKind::Fast,
+            AnyFtl::Block(_) => FtlKind::Block,
+        }
+    }
+}
+
 macro_rules! each {
     ($self:ident, $f:ident => $e:expr) => {
         match $self {

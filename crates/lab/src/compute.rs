@@ -178,7 +178,7 @@ pub(crate) fn compute(
         None => None,
     };
     let dev = ftl.as_mut().map(|f| {
-        let m = Mapper::new(plan.address_map, f.geometry());
+        let m = Mapper::new(plan.address_map, f.geometry(), f.kind());
         (f, m)
     });
     let mut sink = CellSink::new(dev, cfg.unit(), file);

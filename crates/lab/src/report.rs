@@ -68,7 +68,7 @@ pub fn addresses(map: AddressMap, results: &[CellResult]) -> Option<String> {
             "addresses: address map refuse, every page where the trace puts it (all within the devices' logical capacity)".to_string()
         }
         AddressMap::Compact => format!(
-            "addresses: address map compact, each trace's erase blocks placed on the device in first-touch order, offsets within a block kept, nothing folded; {ops} storage operations moved (column ftl_remapped_ops)"
+            "addresses: address map compact, each trace's erase blocks (FAST, block-level) or pages (page-level) placed on the device in first-touch order, offsets kept, nothing folded; {ops} storage operations moved (column ftl_remapped_ops)"
         ),
         AddressMap::Wrap => format!(
             "addresses: address map wrap, pages modulo the device's logical capacity; {ops} storage operations wrapped (column ftl_remapped_ops)"

@@ -203,7 +203,7 @@ fn a_trace_wider_than_the_device_keeps_its_own_overwrites_under_compact() {
     let writes = after_writes(&dir.path().join("compact"), c);
     let dev = Device::resolve(&dir.path().join("card.toml").display().to_string()).unwrap();
     let on_device = |map| {
-        let mut m = Mapper::new(map, &dev.geometry);
+        let mut m = Mapper::new(map, &dev.geometry, dev.ftl);
         let mut pages = Vec::new();
         for &p in &writes {
             m.map(p, p, |_, d, _| {

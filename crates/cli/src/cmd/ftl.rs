@@ -69,13 +69,15 @@ pub fn address_map(name: &str, wrap: bool) -> anyhow::Result<AddressMap> {
 }
 
 /// What the address map did, for the text reports of `wafer ftl` and `wafer ssd`
-/// (`blocks`: the erase blocks a compact map placed).
-pub fn address_line(map: AddressMap, blocks: u64, remapped: u64, requests: u64) -> String {
-    match map {
+/// (`mapper`: what a compact map placed).
+pub fn address_line(mapper: &Mapper, remapped: u64, requests: u64) -> String {
+    match mapper.kind() {
         AddressMap::Refuse => "refuse (every page within the capacity)".to_string(),
         AddressMap::Compact => format!(
-            "compact: {blocks} erase blocks placed in first-touch order; {remapped} of \
-             {requests} requests moved, none folded"
+            "compact: {} {} placed in first-touch order; {remapped} of \
+             {requests} requests moved, none folded",
+            mapper.blocks_seen(),
+            mapper.unit_name()
         ),
         AddressMap::Wrap => format!(
             "wrap: pages folded modulo the capacity; {remapped} of {requests} requests wrapped"
@@ -222,7 +224,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let map = address_map(&a.map, a.wrap)?;
     // One placement for the preconditioning trace and the measured one: they address
     // the same logical space.
-    let mut mapper = Mapper::new(map, ftl.geometry());
+    let mut mapper = Mapper::new(map, ftl.geometry(), ftl.kind());
     if !(0.0..=1.0).contains(&a.aging_random) {
         return Err(UsageError(format!(
             "--aging-random {}: expected a fraction in 0..=1",
@@ -300,12 +302,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     writeln!(
         stdout,
         "addresses     {}",
-        address_line(
-            map,
-            mapper.blocks_seen(),
-            stats.remapped_requests,
-            stats.requests
-        )
+        address_line(&mapper, stats.remapped_requests, stats.requests)
     )?;
     writeln!(stdout, "requests      {}", stats.requests)?;
     writeln!(

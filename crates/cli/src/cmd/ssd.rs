@@ -233,25 +233,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     };
     // Wrapping is the device model's own (pages modulo the capacity within one
     // request); compact reads the trace through a `MappedReader`.
+    let mapper = Mapper::new(map, &dev.geometry, dev.ftl);
     let mapped = if map == AddressMap::Compact {
-        let mut m = MappedReader::new(reader.as_mut(), Mapper::new(map, &dev.geometry));
+        let mut m = MappedReader::new(reader.as_mut(), mapper.clone());
         simulate(&mut ssd, &mut m)?;
-        Some((m.counts(), m.mapper().blocks_seen()))
+        Some((m.counts(), m.mapper().clone()))
     } else {
         simulate(&mut ssd, reader.as_mut())?;
         None
     };
     pb.finish_and_clear();
     let report = ssd.finish();
-    let (counts, blocks) = mapped.unwrap_or((
+    let (counts, mapper) = mapped.unwrap_or((
         MappedCounts {
             requests: report.requests,
             remapped_requests: report.wrapped_requests,
             split_requests: 0,
         },
-        0,
+        mapper,
     ));
-    let mut addresses = address_line(map, blocks, counts.remapped_requests, counts.requests);
+    let mut addresses = address_line(&mapper, counts.remapped_requests, counts.requests);
     if counts.split_requests > 0 {
         addresses += &format!(
             "; {} split where their blocks lie apart (served as one request per piece)",
