@@ -629,6 +629,6 @@ mod tests {
             24 << 20
         );
         assert_eq!(page.geometry.logical_pages, fast.geometry.logical_pages);
-        assert!(describe_device(&fast).contains("16 RW log blocks"));
+        assert!(describe_device(&fast).contains("4 RW log blocks"));
     }
 }
