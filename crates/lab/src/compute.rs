@@ -16,14 +16,14 @@ use wafer_cache::after::{FileSink, IoKind};
 use wafer_cache::{
     run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
 };
-use wafer_ftl::replay::{apply, ReplayStats};
-use wafer_ftl::{AnyFtl, Ftl, FtlError, Mapper};
+use wafer_ftl::{AnyFtl, Ftl, FtlError};
 use wafer_trace::Op;
 
 use crate::error::LabError;
 use crate::experiment::{DeviceChoice, GridPos, Plan};
 use crate::result::{CellResult, Decimator, FtlSummary};
 use crate::spec::{RunSpec, VERSION};
+use crate::timed::TimedDevice;
 
 /// Points kept of each write pattern (Fig. 10 scatter).
 pub(crate) const PATTERN_POINTS: usize = 3000;
@@ -97,9 +97,9 @@ impl AgedDevices {
         AgedDevices((0..plan.devices.len()).map(|_| OnceLock::new()).collect())
     }
 
-    /// A fresh copy of device `di` of `plan`, aged as the plan says (None for the
-    /// cache-only column).
-    fn copy(&self, plan: &Plan, di: usize) -> Result<Option<AnyFtl>, String> {
+    /// A fresh copy of device `di` of `plan`, aged as the plan says, with its page
+    /// read time (None for the cache-only column).
+    fn copy(&self, plan: &Plan, di: usize) -> Result<Option<(AnyFtl, u64)>, String> {
         let DeviceChoice::Device(_, d) = &plan.devices[di] else {
             return Ok(None);
         };
@@ -110,7 +110,7 @@ impl AgedDevices {
             }
             Ok(f)
         });
-        aged.clone().map(Some)
+        aged.clone().map(|f| Some((f, d.latency.read_ns)))
     }
 }
 
@@ -172,15 +172,16 @@ pub(crate) fn compute(
         cost: e.cost,
         series_every: e.outputs.series_every,
     };
-    let mut ftl = devices.copy(plan, pos.device).map_err(fail)?;
+    let dev = match devices.copy(plan, pos.device).map_err(fail)? {
+        Some((ftl, read_ns)) => Some(
+            TimedDevice::new(ftl, read_ns, plan.address_map).map_err(|e| fail(e.to_string()))?,
+        ),
+        None => None,
+    };
     let file = match after {
         Some(p) => Some(FileSink::create(p, cfg.unit())?),
         None => None,
     };
-    let dev = ftl.as_mut().map(|f| {
-        let m = Mapper::new(plan.address_map, f.geometry(), f.kind());
-        (f, m)
-    });
     let mut sink = CellSink::new(dev, cfg.unit(), file);
     let mut reader;
     let input = match input {
@@ -203,13 +204,19 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    let (remapped, before_flush, write_pattern) = sink.into_parts();
-    let ftl = ftl.map(|f| {
-        let rw_log_blocks = match &f {
+    let (dev, remapped, before_flush, write_pattern) = sink.into_parts();
+    let ftl = dev.map(|d| {
+        let rw_log_blocks = match d.ftl() {
             AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
             _ => None,
         };
-        FtlSummary::from_metrics(&f.metrics(), before_flush.as_ref(), remapped, rw_log_blocks)
+        FtlSummary::from_metrics(
+            &d.ftl().metrics(),
+            d.elapsed_ns(),
+            before_flush.as_ref(),
+            remapped,
+            rw_log_blocks,
+        )
     });
     Ok(CellResult {
         id,
@@ -228,30 +235,25 @@ pub(crate) fn compute(
     })
 }
 
-/// The after-cache sink of one cell: feeds the FTL through the cell's address map,
-/// optionally a file, and samples the write pattern.
-pub struct CellSink<'a> {
-    dev: Option<(&'a mut AnyFtl, Mapper)>,
+/// The after-cache sink of one cell: feeds the device (the FTL in the timed model,
+/// through the cell's address map), optionally a file, and samples the write pattern.
+pub struct CellSink {
+    dev: Option<TimedDevice>,
     unit: u32,
-    stats: ReplayStats,
+    remapped: u64,
     file: Option<FileSink>,
     pattern: Decimator,
     error: Option<FtlError>,
-    before_flush: Option<wafer_ftl::Metrics>,
+    before_flush: Option<(wafer_ftl::Metrics, u64)>,
 }
 
-impl<'a> CellSink<'a> {
-    /// A sink feeding `dev` (an FTL and the mapping onto it; pages of `unit` bytes)
-    /// and `file`.
-    pub fn new(
-        dev: Option<(&'a mut AnyFtl, Mapper)>,
-        unit: u32,
-        file: Option<FileSink>,
-    ) -> CellSink<'a> {
+impl CellSink {
+    /// A sink feeding `dev` (pages of `unit` bytes) and `file`.
+    pub fn new(dev: Option<TimedDevice>, unit: u32, file: Option<FileSink>) -> CellSink {
         CellSink {
             dev,
             unit,
-            stats: ReplayStats::default(),
+            remapped: 0,
             file,
             pattern: Decimator::new(PATTERN_POINTS),
             error: None,
@@ -259,11 +261,21 @@ impl<'a> CellSink<'a> {
         }
     }
 
-    /// Operations the address map moved, the device's metrics when flush-at-end
-    /// began (None without a flush), and the sampled write pattern.
-    pub fn into_parts(self) -> (u64, Option<wafer_ftl::Metrics>, Vec<(u64, u64)>) {
+    /// The device, the operations the address map moved, the device's metrics and
+    /// elapsed time when flush-at-end began (None without a flush), and the sampled
+    /// write pattern.
+    #[allow(clippy::type_complexity)]
+    pub fn into_parts(
+        self,
+    ) -> (
+        Option<TimedDevice>,
+        u64,
+        Option<(wafer_ftl::Metrics, u64)>,
+        Vec<(u64, u64)>,
+    ) {
         (
-            self.stats.remapped_requests,
+            self.dev,
+            self.remapped,
             self.before_flush,
             self.pattern.points,
         )
@@ -276,7 +288,7 @@ fn counting(e: &Option<FtlError>) -> bool {
     matches!(e, Some(FtlError::TooManyBlocks { .. }))
 }
 
-impl AfterSink for CellSink<'_> {
+impl AfterSink for CellSink {
     #[inline]
     fn push(&mut self, op: &StorageOp) {
         if op.op == Op::Write {
@@ -285,15 +297,19 @@ impl AfterSink for CellSink<'_> {
         if let Some(f) = self.file.as_mut() {
             f.push(op);
         }
-        if let Some((ftl, map)) = self.dev.as_mut() {
+        if let Some(dev) = self.dev.as_mut() {
             if op.kind == IoKind::Flush && self.before_flush.is_none() {
-                self.before_flush = Some(ftl.metrics());
+                self.before_flush = Some((dev.ftl().metrics(), dev.elapsed_ns()));
             }
             let req = op.request(self.unit);
             if self.error.is_none() {
-                self.error = apply(*ftl, &req, map, &mut self.stats).err();
+                match dev.submit(&req) {
+                    Ok(moved) => self.remapped += u64::from(moved),
+                    Err(e) => self.error = Some(e),
+                }
             }
             if counting(&self.error) {
+                let map = dev.mapper();
                 if let Some((a, b)) = req.page_range(map.page_size()) {
                     map.note(a, b);
                 }
@@ -310,10 +326,10 @@ impl AfterSink for CellSink<'_> {
         if let Some(f) = self.file.as_mut() {
             f.finish()?;
         }
-        match (self.error.take(), &self.dev) {
+        match (self.error.take(), &mut self.dev) {
             (None, _) => Ok(()),
-            (Some(FtlError::TooManyBlocks { .. }), Some((_, map))) => {
-                Err(AfterError::Device(Box::new(map.too_many_blocks())))
+            (Some(FtlError::TooManyBlocks { .. }), Some(dev)) => {
+                Err(AfterError::Device(Box::new(dev.mapper().too_many_blocks())))
             }
             (Some(e), _) => Err(AfterError::Device(Box::new(e))),
         }

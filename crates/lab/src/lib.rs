@@ -41,6 +41,7 @@ pub mod result;
 pub mod spec;
 pub mod store;
 pub mod study;
+pub mod timed;
 
 pub use compute::{run_cell, CellSink};
 pub use error::LabError;

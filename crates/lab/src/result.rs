@@ -40,8 +40,13 @@ pub struct FtlSummary {
     pub erase_mean: f64,
     /// Standard deviation of per-block erase counts.
     pub erase_stddev: f64,
-    /// Sum of flash operation latencies, ns (the device time estimate).
+    /// Sum of flash operation latencies, ns: the device time without the host link
+    /// or waiting (the second column beside `elapsed_ns`).
     pub busy_ns: u64,
+    /// Elapsed time of the after-cache replay on the timed device, ns: one request
+    /// outstanding at a time, host link, GC and merges on the critical path
+    /// (`docs/experiments.md`, "Elapsed time").
+    pub elapsed_ns: u64,
     /// Storage operations whose address the run's address map changed (wrapped, or
     /// placed elsewhere by compact).
     pub remapped_ops: u64,
@@ -55,18 +60,23 @@ pub struct FtlSummary {
     pub host_write_pages_before_flush: u64,
     /// Device busy time before flush-at-end began, ns.
     pub busy_ns_before_flush: u64,
+    /// Elapsed time of the replay before flush-at-end began, ns.
+    pub elapsed_ns_before_flush: u64,
 }
 
 impl FtlSummary {
-    /// From an FTL report at the end, and the one taken when flush-at-end began.
+    /// From an FTL report and the replay's elapsed time at the end, and the ones taken
+    /// when flush-at-end began.
     pub fn from_metrics(
         m: &wafer_ftl::Metrics,
-        before_flush: Option<&wafer_ftl::Metrics>,
+        elapsed_ns: u64,
+        before_flush: Option<&(wafer_ftl::Metrics, u64)>,
         remapped_ops: u64,
         rw_log_blocks: Option<u64>,
     ) -> FtlSummary {
         let c = &m.counters;
-        let b = before_flush.map_or(c, |b| &b.counters);
+        let b = before_flush.map_or(c, |(b, _)| &b.counters);
+        let elapsed_before = before_flush.map_or(elapsed_ns, |(_, t)| *t);
         FtlSummary {
             kind: m.ftl.clone(),
             host_write_pages: c.host_write_pages,
@@ -84,11 +94,13 @@ impl FtlSummary {
             erase_mean: m.erase.mean,
             erase_stddev: m.erase.stddev,
             busy_ns: c.busy_ns,
+            elapsed_ns,
             remapped_ops,
             rw_log_blocks,
             erases_before_flush: b.erases,
             host_write_pages_before_flush: b.host_write_pages,
             busy_ns_before_flush: b.busy_ns,
+            elapsed_ns_before_flush: elapsed_before,
         }
     }
 }

@@ -46,6 +46,8 @@ fn the_device_is_reported_before_and_after_the_end_flush() {
         // adds exactly the dirty pages left at the end.
         assert_eq!(f.erases_before_flush, p.erases);
         assert_eq!(f.busy_ns_before_flush, p.busy_ns);
+        assert_eq!(f.elapsed_ns_before_flush, p.elapsed_ns);
+        assert!(f.elapsed_ns > f.elapsed_ns_before_flush);
         assert_eq!(f.host_write_pages_before_flush, p.host_write_pages);
         assert!(flushed.cache.writes_at_end > 0);
         assert_eq!(

@@ -218,7 +218,7 @@ figures = []
     assert!(!html.contains("addresses folded"));
     assert!(
         html.contains(&format!(
-            "1 device columns; addresses: address map compact, each trace's erase blocks placed on the device in first-touch order, offsets within a block kept, nothing folded; {moved} storage operations moved"
+            "1 device columns; addresses: address map compact, each trace's erase blocks (FAST, block-level) or pages (page-level) placed on the device in first-touch order, offsets kept, nothing folded; {moved} storage operations moved"
         )),
         "no setup line"
     );

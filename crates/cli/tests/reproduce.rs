@@ -1,0 +1,107 @@
+//! `wafer reproduce <paper> --quick` end to end for every paper preset: the setup table
+//! next to the paper's, one verdict per claim by the documented rule, the rows with the
+//! columns a device study must show (address map, log blocks, both views of the end
+//! flush, elapsed time beside the sum of latencies), and the report.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn repository() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+}
+
+/// Run `paper`'s quick form into a temporary folder; its standard output and the
+/// header of its results.csv.
+fn quick(paper: &str) -> Option<(String, String)> {
+    // Every grid preset reads at least one Pixel 6a trace.
+    wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz")?;
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("wafer")
+        .unwrap()
+        .current_dir(repository())
+        .args(["reproduce", paper, "--quick", "-j", "2", "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{paper}: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(dir.path().join("report.html").is_file(), "{paper}: report");
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    Some((stdout, csv.lines().next().unwrap().to_string()))
+}
+
+fn check(paper: &str) {
+    let Some((stdout, header)) = quick(paper) else {
+        return;
+    };
+    let preset = wafer_lab::presets::find(paper).unwrap();
+    for row in [
+        "workload",
+        "cache sizes",
+        "device and FTL",
+        "aging",
+        "metric",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(row)),
+            "{paper}: setup row `{row}` missing:\n{stdout}"
+        );
+    }
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("verdict: "))
+        .collect();
+    assert_eq!(verdicts.len(), preset.claims.len(), "{paper}:\n{stdout}");
+    for v in &verdicts {
+        assert!(
+            ["supported (", "contradicted (", "inconclusive ("]
+                .iter()
+                .any(|k| v.starts_with(k)),
+            "{paper}: verdict without a rule's name and reason: {v}"
+        );
+    }
+    let columns: Vec<&str> = header.split(',').collect();
+    for c in [
+        "address_map",
+        "ftl_remapped_ops",
+        "ftl_rw_log_blocks",
+        "ftl_erases_before_flush",
+        "ftl_elapsed_ns",
+        "ftl_busy_ns",
+    ] {
+        assert!(columns.contains(&c), "{paper}: no column {c} in {header}");
+    }
+    if preset.devices.iter().any(|d| *d != "none") {
+        assert!(
+            stdout.contains("fill, then 16 GiB of overwrites"),
+            "{paper}: a device study ages its device:\n{stdout}"
+        );
+    }
+}
+
+#[test]
+fn ts_clock_quick_prints_its_setup_and_a_verdict_per_claim() {
+    check("ts-clock");
+}
+
+#[test]
+fn bua_quick_prints_its_setup_and_a_verdict_per_claim() {
+    check("bua");
+}
+
+#[test]
+fn craw_quick_prints_its_setup_and_a_verdict_per_claim() {
+    check("craw");
+}
+
+#[test]
+fn sorted_clock_quick_prints_its_setup_and_a_verdict_per_claim() {
+    check("sorted-clock");
+}
