@@ -196,6 +196,37 @@ fn memory_capture_runs_lackey_and_writes_loads_and_stores() {
     assert!(v["reads"]["count"].as_u64().unwrap() > 1000, "{v}");
     assert!(v["writes"]["count"].as_u64().unwrap() > 1000, "{v}");
     assert!(!dir.path().join("mem.wtr.layout.json").exists());
+    // Through a CPU cache: whole 64 B lines, far fewer than the accesses.
+    let llc = dir.path().join("llc.wtr");
+    let o = wafer()
+        .args([
+            "trace",
+            "capture",
+            "--memory",
+            "--cpu-cache",
+            "32KiB:4:64",
+            "--json",
+            "-o",
+        ])
+        .arg(&llc)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let c = &s["cpu_cache"];
+    assert_eq!(s["reads"], c["misses"]);
+    assert_eq!(s["writes"], c["dirty_evictions"]);
+    let w = info(&llc);
+    let all = v["requests"].as_u64().unwrap();
+    assert!(w["requests"].as_u64().unwrap() < all / 4, "{w} vs {v}");
+    // Only with --memory.
+    wafer()
+        .args(["trace", "capture", "--cpu-cache", "-o"])
+        .arg(dir.path().join("x.wtr"))
+        .args(["--", "true"])
+        .assert()
+        .code(2);
 }
 
 #[test]

@@ -231,3 +231,106 @@ fn after_cache_wtr_reads_like_a_trace() {
     let h = head(&after);
     assert_eq!(h.lines().count(), 51, "header and 50 operations");
 }
+
+/// `--cpu-cache`: a lackey trace through a 2-set 2-way cache of 16 B lines gives the
+/// hand-worked line traffic (the vector of `wafer_trace::cpu_cache`'s unit test, plus
+/// a modify), the summary counts it, and bad geometries exit 2 with one line.
+#[test]
+fn cpu_cache_filters_a_memory_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("mem.lackey");
+    std::fs::write(
+        &src,
+        "==1== lackey\n L 00000000,4\n S 00000010,4\n L 00000004,8\n S 00000020,16\n \
+         L 00000000,1\n L 00000040,4\n S 00000008,16\n L 00000050,4\n L 00000070,4\n \
+         M 00000070,4\n",
+    )
+    .unwrap();
+    let rows = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                format!("{} {} {}", f[1], f[3], f[4])
+            })
+            .collect()
+    };
+    let out = dir.path().join("llc.csv");
+    let v = convert(
+        &src,
+        &out,
+        &["--format", "lackey", "--cpu-cache", "64:2:16"],
+    );
+    let want = [
+        "R 0 16", "R 16 16", "R 32 16", "W 32 16", "R 64 16", "R 80 16", "W 16 16", "R 112 16",
+    ];
+    assert_eq!(rows(&out), want);
+    assert_eq!(v["requests"], 8);
+    let c = &v["cpu_cache"];
+    assert_eq!(
+        (c["size"].as_u64(), c["ways"].as_u64(), c["line"].as_u64()),
+        (Some(64), Some(2), Some(16))
+    );
+    assert_eq!(c["accesses"], 12);
+    assert_eq!(c["hits"], 6);
+    assert_eq!(c["misses"], 6);
+    assert_eq!(c["dirty_evictions"], 2);
+    // With the flush, the dirty lines left (0, then 7 after the modify) come last.
+    let out = dir.path().join("llc-flush.csv");
+    let v = convert(
+        &src,
+        &out,
+        &[
+            "--format",
+            "lackey",
+            "--cpu-cache=64:2:16",
+            "--cpu-cache-flush",
+        ],
+    );
+    let mut flushed = want.to_vec();
+    flushed.extend(["W 0 16", "W 112 16"]);
+    assert_eq!(rows(&out), flushed);
+    assert_eq!(v["cpu_cache"]["flushed"], 2);
+    // Alone, --cpu-cache is the documented default, and the text summary says so.
+    wafer()
+        .args(["trace", "convert", "--format", "lackey"])
+        .arg(&src)
+        .arg(dir.path().join("d.csv"))
+        .arg("--cpu-cache")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "cpu cache 262144 B, 8-way, 64 B lines: 11 line accesses",
+        ));
+    for bad in [
+        "32KiB:3:64",
+        "32KiB:4:48",
+        "32KiB:4",
+        "32KiB:0:64",
+        "lots:4:64",
+    ] {
+        let out = wafer()
+            .args(["trace", "convert", "--format", "lackey"])
+            .arg(&src)
+            .arg(dir.path().join("bad.csv"))
+            .args(["--cpu-cache", bad])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("--cpu-cache: expected SIZE:WAYS:LINE like 256KiB:8:64"),
+            "{bad}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!dir.path().join("bad.csv").exists());
+    }
+    wafer()
+        .args(["trace", "convert", "--cpu-cache-flush"])
+        .arg(&src)
+        .arg(dir.path().join("bad.csv"))
+        .assert()
+        .code(2);
+}

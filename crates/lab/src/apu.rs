@@ -13,8 +13,13 @@
 //!
 //! Resolved details:
 //! * Device: samsung-k9 timing at 16 GiB with a page-level FTL, erased (as docs/ssd.md's
-//!   tables); t_cache = t_bus = 10 us; each cell runs `requests` requests of the
-//!   generator with Poisson arrivals of mean `gap_ms` (seed 1).
+//!   tables); t_cache = t_bus = 10 us; each cell runs its requests of the generator
+//!   with Poisson arrivals of mean `gap_ms` (seed 1).
+//! * Length: a cache that a run never fills measures only its cold start, so a cell
+//!   with a cache runs enough requests to write [`FILL`] times its lines on average
+//!   ([`ApuStudy::requests_for`]), and never fewer than `requests`. Constant-write
+//!   cannot fill any cache of the sweep: Table 5 starts all its requests at sector 0
+//!   and they stay below 4 MiB.
 //! * Load: paper 004 does not state its arrival rate; wafer chose 10 ms mean
 //!   gaps, where the constant-write and thrash benchmarks (~2 MB requests) saturate the
 //!   modelled device and the means measure the backlog (docs/ssd.md). The preset
@@ -29,7 +34,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use wafer_ssd::{Apu, Arrival, Assoc, CacheConfig, FtlFlash, Ssd, SsdConfig};
-use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec};
+use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec, MicroKind};
 
 use crate::error::LabError;
 use crate::parquet_file::Row;
@@ -40,6 +45,37 @@ use crate::study::{Observer, RunOptions, Study};
 
 /// Paper 004's micro benchmarks (Table 5), as generator kinds.
 pub const KINDS: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
+
+/// Page writes per cache line a cell with a cache runs for, on average: with writes
+/// spread at random, twice the lines leaves about 1 - e^-2 = 86% of a direct-mapped
+/// cache's lines used and most sets replacing, so the means measure a full cache.
+pub const FILL: u64 = 2;
+
+/// Cache line (= flash page) size of the timed SSD, bytes.
+const LINE: u64 = 4096;
+
+/// Table 5 benchmark of a kind name.
+fn micro_kind(kind: &str) -> Option<MicroKind> {
+    [
+        MicroKind::ConstantWrite,
+        MicroKind::RandomWrite,
+        MicroKind::WriteBiased,
+        MicroKind::Thrash,
+    ]
+    .into_iter()
+    .find(|k| k.name() == kind)
+}
+
+/// Mean pages a request of `kind` writes: its write ratio times the mean page count
+/// of its sizes (uniform on 1..max-1 sectors, starts page aligned; module
+/// `wafer_trace::gen::paper004`).
+fn mean_pages_written(kind: &str) -> Option<f64> {
+    let k = micro_kind(kind)?;
+    let max = u64::from(k.default_max_blocks());
+    let sectors_per_page = LINE / 512;
+    let pages: u64 = (1..max).map(|s| s.div_ceil(sectors_per_page)).sum();
+    Some(k.default_write_ratio() * pages as f64 / (max - 1) as f64)
+}
 
 /// The study's design.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -60,7 +96,8 @@ pub struct ApuStudy {
     pub sweep_kind: String,
     /// Cache size of the sweep, MiB.
     pub sweep_mb: u64,
-    /// Requests per cell.
+    /// Requests per cell at least (`--requests`); cells with a cache may run more
+    /// ([`ApuStudy::requests_for`]).
     pub requests: u64,
     /// Logical capacity of the device, GiB.
     pub device_gib: u64,
@@ -68,8 +105,8 @@ pub struct ApuStudy {
 
 impl ApuStudy {
     /// Paper 004's design: 8-256 MB x 1/2/4 ways x off/LRU/LFU, thresholds
-    /// 0.5-16 ms; 2,000 requests per cell so the preset stays under a few minutes on a
-    /// shared 2-core machine (docs/ssd.md's tables use 10,000).
+    /// 0.5-16 ms; at least 2,000 requests per cell, more where a cache needs them to
+    /// fill ([`ApuStudy::requests_for`]).
     pub fn paper() -> ApuStudy {
         ApuStudy {
             kinds: KINDS.iter().map(|s| s.to_string()).collect(),
@@ -85,6 +122,57 @@ impl ApuStudy {
         }
     }
 
+    /// The quick check: paper 004's design at its smallest and largest cache only.
+    pub fn quick() -> ApuStudy {
+        ApuStudy {
+            sizes_mb: vec![8, 256],
+            ..ApuStudy::paper()
+        }
+    }
+
+    /// Requests of a `kind` cell with a `cache_mb` MiB cache (0 = none): enough to
+    /// write [`FILL`] times the cache's lines on average, at least `requests`.
+    pub fn requests_for(&self, kind: &str, cache_mb: u64) -> u64 {
+        let lines = (cache_mb << 20) / LINE;
+        match mean_pages_written(kind) {
+            Some(per) if cache_mb > 0 => ((FILL * lines) as f64 / per)
+                .ceil()
+                .max(self.requests as f64) as u64,
+            _ => self.requests,
+        }
+    }
+
+    /// What [`ApuStudy::requests_for`] gives, for a report: one line per kind.
+    pub fn requests_lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "requests per cell: at least {}; with a cache, enough to write {FILL}x its lines \
+             (mean pages written per request of the kind); without a cache, {}",
+            self.requests, self.requests
+        )];
+        for k in &self.kinds {
+            let per: Vec<String> = self
+                .sizes_mb
+                .iter()
+                .map(|&mb| format!("{mb} MB {}", self.requests_for(k, mb)))
+                .collect();
+            let why = if k == "constant-write" {
+                " (its requests all start at sector 0 and stay below 4 MiB: no length fills these caches)"
+            } else {
+                ""
+            };
+            out.push(format!("  {k}: {}{why}", per.join(", ")));
+        }
+        if !self.thresholds_ms.is_empty() {
+            out.push(format!(
+                "  idle-threshold sweep ({}, {} MB): {}",
+                self.sweep_kind,
+                self.sweep_mb,
+                self.requests_for(&self.sweep_kind, self.sweep_mb)
+            ));
+        }
+        out
+    }
+
     /// Every cell: per gap and kind a no-cache baseline, then sizes x ways x APUs at
     /// the 2 ms threshold; then the idle-threshold sweep per gap.
     pub fn cells(&self) -> Vec<ApuCell> {
@@ -97,7 +185,7 @@ impl ApuStudy {
                 apu: apu.to_string(),
                 idle_threshold_ms: thr,
                 gap_ms,
-                requests: self.requests,
+                requests: self.requests_for(kind, mb),
                 device_gib: self.device_gib,
                 sweep,
                 version: VERSION.to_string(),
@@ -214,10 +302,11 @@ impl ApuCell {
         )
         .map_err(|e| fail(e.to_string()))?;
         let r = ssd.finish();
-        let (od, af) = r
-            .cache
-            .as_ref()
-            .map_or((0, 0), |c| (c.stats.on_demand_flushes, c.stats.apu_flushes));
+        let (od, af, used, evictions) = r.cache.as_ref().map_or((0, 0, 0, 0), |c| {
+            let s = &c.stats;
+            let evictions = s.fills_clean + s.on_demand_flushes;
+            (s.on_demand_flushes, s.apu_flushes, s.fills_stale, evictions)
+        });
         Ok(ApuResult {
             id: self.id(),
             cell: self.clone(),
@@ -226,6 +315,8 @@ impl ApuCell {
             write_mean_ms: r.response.write.mean_ns * 1e-6,
             on_demand_flushes: od,
             apu_flushes: af,
+            lines_used: used,
+            evictions,
             utilisation: r.timing.utilisation,
         })
     }
@@ -248,6 +339,11 @@ pub struct ApuResult {
     pub on_demand_flushes: u64,
     /// Dirty lines flushed by APU.
     pub apu_flushes: u64,
+    /// Cache lines ever filled (write misses into a never-used line; nothing trims).
+    pub lines_used: u64,
+    /// Write misses that found their set full and replaced a line (clean, or dirty
+    /// and flushed on demand).
+    pub evictions: u64,
     /// Device utilisation (busy / span).
     pub utilisation: f64,
 }
@@ -354,7 +450,7 @@ impl ApuResult {
     /// column order of `apu-results.csv` and `apu-results.parquet`.
     pub fn row(&self) -> Row {
         let c = &self.cell;
-        let cols: [(&str, serde_json::Value); 16] = [
+        let cols: [(&str, serde_json::Value); 18] = [
             ("cell_id", self.id.clone().into()),
             ("kind", c.kind.clone().into()),
             ("gap_ms", c.gap_ms.into()),
@@ -369,6 +465,8 @@ impl ApuResult {
             ("write_mean_ms", self.write_mean_ms.into()),
             ("on_demand_flushes", self.on_demand_flushes.into()),
             ("apu_flushes", self.apu_flushes.into()),
+            ("lines_used", self.lines_used.into()),
+            ("evictions", self.evictions.into()),
             ("utilisation", self.utilisation.into()),
             ("wafer_version", c.version.clone().into()),
         ];
@@ -538,7 +636,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
         }
     }
     out.push(
-        "paper: Thrash Balanced: higher associativity cuts the response time (7x for write-back)"
+        "paper: Thrash Balanced: higher associativity cuts the response time (2-way vs direct mapped: 7x for write-back)"
             .into(),
     );
     for &g in &study.gaps_ms {
@@ -553,14 +651,10 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             })
         };
         for apu in ["off", "lru"] {
-            if let (Some(a), Some(b)) = (
-                at(1, apu),
-                at(study.ways.iter().copied().max().unwrap_or(1), apu),
-            ) {
+            if let (Some(a), Some(b)) = (at(1, apu), at(2, apu)) {
                 out.push(format!(
-                    "  wafer, {g} ms gap, {} (mean over sizes): 1-way {a:.3} ms, {}-way {b:.3} ms: {:.2}x",
+                    "  wafer, {g} ms gap, {} (mean over sizes): 1-way {a:.3} ms, 2-way {b:.3} ms: {:.2}x",
                     if apu == "off" { "write-back" } else { "APU-LRU" },
-                    study.ways.iter().max().unwrap_or(&1),
                     a / b
                 ));
             }
@@ -598,8 +692,9 @@ fn html(
     h.push_str(&prov.html());
     h.push_str(&format!("<p>{}</p>", esc(NOTE)));
     h.push_str(&format!(
-        "<p>{} requests per cell (seed 1), idle threshold 2 ms except in the sweep; wafer {}.</p>",
-        study.requests, VERSION
+        "<pre>{}</pre><p>Seed 1, idle threshold 2 ms except in the sweep; wafer {}.</p>",
+        esc(&study.requests_lines().join("\n")),
+        VERSION
     ));
     h.push_str(&format!(
         "<h2>Claims</h2><pre>{}</pre>",
@@ -612,7 +707,7 @@ fn html(
     // The table's columns, without the cell id and the wafer version.
     h.push_str("<h2>Results</h2><table><tr>");
     if let Some(r) = rs.first() {
-        for (c, _) in &r.row()[1..15] {
+        for (c, _) in &r.row()[1..17] {
             h.push_str(&format!("<th>{c}</th>"));
         }
     }
@@ -620,9 +715,9 @@ fn html(
     for r in rs {
         let c = &r.cell;
         h.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{:.3}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td></tr>",
             esc(&c.kind), c.gap_ms, c.cache_mb, c.ways, esc(&c.apu), c.idle_threshold_ms, c.sweep, c.requests,
-            r.mean_ms, r.read_mean_ms, r.write_mean_ms, r.on_demand_flushes, r.apu_flushes, r.utilisation
+            r.mean_ms, r.read_mean_ms, r.write_mean_ms, r.on_demand_flushes, r.apu_flushes, r.lines_used, r.evictions, r.utilisation
         ));
     }
     h.push_str("</table></body></html>\n");

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod capture;
+pub mod cpu_cache;
 pub mod densify;
 pub mod error;
 pub mod export;

@@ -14,7 +14,8 @@ use super::{unknown, UsageError};
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Papers: ts-clock, bua, craw, sorted-clock, apu.
 apu runs paper 004's micro benchmarks on the timed SSD (see docs/experiments.md);
---requests sets its requests per cell (default 2000).
+--requests sets its least requests per cell (default 2000); a cell with a cache runs
+enough to write twice its lines, and the report lists each cell's count.
 Examples:
   wafer reproduce ts-clock
   wafer reproduce ts-clock --quick
@@ -23,7 +24,8 @@ Examples:
 pub struct Args {
     /// Paper preset: ts-clock, bua, craw, sorted-clock, apu.
     pub paper: String,
-    /// Requests per cell of the apu preset.
+    /// Least requests per cell of the apu preset (cells with a cache run enough to
+    /// fill it).
     #[arg(long, default_value_t = 2000)]
     pub requests: u64,
     /// Output folder (default: wafer-out/<paper>).
@@ -33,7 +35,8 @@ pub struct Args {
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
     /// The same design on the first trace at the smallest and largest cache size
-    /// (devices and aging unchanged): a check that runs in about a minute.
+    /// (devices and aging unchanged; apu: every benchmark, at 8 and 256 MB): a check
+    /// that runs in about a minute.
     #[arg(long)]
     pub quick: bool,
 }
@@ -78,7 +81,11 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
     }
     let study = ApuStudy {
         requests: args.requests,
-        ..ApuStudy::paper()
+        ..if args.quick {
+            ApuStudy::quick()
+        } else {
+            ApuStudy::paper()
+        }
     };
     let mut stdout = std::io::stdout();
     writeln!(
@@ -86,6 +93,9 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         "apu: SSD on-board cache with automatic periodic update (paper 004)"
     )?;
     writeln!(stdout, "note: {}", apu::NOTE)?;
+    for l in study.requests_lines() {
+        writeln!(stdout, "{l}")?;
+    }
     let opts = wafer_lab::RunOptions {
         out: Some(out.to_path_buf()),
         jobs: args.jobs,

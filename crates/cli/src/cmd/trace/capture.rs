@@ -1,7 +1,9 @@
 //! `wafer trace capture`: run a command under `strace` (file I/O) or Valgrind lackey
 //! (`--memory`) and write what it did as a before-cache trace
 //! ([`wafer_trace::capture`]). The command's stdin, stdout and stderr are the
-//! terminal's; its exit status is reported.
+//! terminal's; its exit status is reported. With `--memory --cpu-cache` the accesses
+//! pass through a CPU cache first, as paper 002's memory traces did (see
+//! [`wafer_trace::cpu_cache`]).
 
 use std::ffi::OsString;
 use std::io::{BufReader, Write};
@@ -9,11 +11,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use wafer_trace::capture::{self, CaptureOptions, PathFilter};
+use wafer_trace::cpu_cache::{CpuCache, CpuCacheConfig};
 use wafer_trace::export::AtomicFile;
 use wafer_trace::reader::BATCH;
 use wafer_trace::units::parse_size;
-use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+use wafer_trace::{wtr, Format, OutFormat, ReadOptions, RequestReader, TraceWriter, WriteInfo};
 
+use super::convert::{cpu_cache_arg, CpuCacheSummary};
 use crate::cmd::UsageError;
 
 /// Arguments of `wafer trace capture`.
@@ -25,7 +29,8 @@ the layout (file -> extents) is written to OUT.layout.json. Sockets, pipes, ttys
 Examples:
   wafer trace capture -o dd.wtr -- dd if=/dev/zero of=f bs=4k count=100
   wafer trace capture -o db.wtr --include /tmp/db -- python3 bench.py
-  wafer trace capture -o ls-mem.wtr --memory -- ls /"
+  wafer trace capture -o ls-mem.wtr --memory -- ls /
+  wafer trace capture -o ls-llc.wtr --memory --cpu-cache 256KiB:8:64 -- ls /"
 )]
 pub struct Args {
     /// Output trace (.wtr, .csv or .iolog).
@@ -48,6 +53,20 @@ pub struct Args {
     /// Capture memory accesses with `valgrind --tool=lackey` instead of file I/O.
     #[arg(long)]
     pub memory: bool,
+    /// With --memory: write what leaves a write-back, write-allocate CPU cache with
+    /// LRU sets (a line read per miss, a line write per dirty eviction) instead of
+    /// every access. Alone: 256KiB:8:64 (paper 002 gives no parameters).
+    #[arg(
+        long,
+        value_name = "SIZE:WAYS:LINE",
+        num_args = 0..=1,
+        default_missing_value = CpuCacheConfig::DEFAULT_SPEC,
+        requires = "memory"
+    )]
+    pub cpu_cache: Option<String>,
+    /// With --cpu-cache: also write the lines still dirty when the command ends.
+    #[arg(long, requires = "cpu_cache")]
+    pub cpu_cache_flush: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -67,6 +86,8 @@ struct Summary {
     calls: u64,
     skipped: u64,
     exit_status: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_cache: Option<CpuCacheSummary>,
 }
 
 /// Run `wafer trace capture`.
@@ -81,12 +102,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if block == 0 {
         return Err(UsageError("--block must be positive".into()).into());
     }
+    let cpu = cpu_cache_arg(args.cpu_cache.as_deref())?;
     let dir = tempfile::tempdir()?;
     let log = dir.path().join("capture.log");
     let origin = origin(&args);
     let (status, mut summary) = if args.memory {
         let status = capture::run::run_lackey(&args.command, &log)?;
-        (status, write_memory(&log, &args.output, format, &origin)?)
+        let cpu = cpu.map(|c| (c, args.cpu_cache_flush));
+        (
+            status,
+            write_memory(&log, &args.output, format, &origin, cpu)?,
+        )
     } else {
         let status = capture::run::run_strace(&args.command, &log)?;
         let opts = CaptureOptions {
@@ -120,6 +146,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if let Some(l) = &summary.layout {
             writeln!(out, "layout: {l}")?;
         }
+        if let Some(c) = &summary.cpu_cache {
+            writeln!(out, "{}", c.text())?;
+        }
         writeln!(
             out,
             "command exited with status {}",
@@ -137,8 +166,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// The origin recorded in a `.wtr` header: the capture command line. One longer than
 /// a header holds keeps its start and says, in the text, how much was left out.
 fn origin(args: &Args) -> String {
+    let cpu = match &args.cpu_cache {
+        Some(c) if args.cpu_cache_flush => format!(" --cpu-cache {c} --cpu-cache-flush"),
+        Some(c) => format!(" --cpu-cache {c}"),
+        None => String::new(),
+    };
     let line = format!(
-        "wafer trace capture{} -- {}",
+        "wafer trace capture{}{cpu} -- {}",
         if args.memory { " --memory" } else { "" },
         args.command
             .iter()
@@ -202,21 +236,24 @@ fn write_files(
         calls: cap.calls,
         skipped: cap.skipped,
         exit_status: None,
+        cpu_cache: None,
     })
 }
 
-/// Stream a lackey log into the output trace.
+/// Stream a lackey log into the output trace, through the CPU cache `cpu` (its
+/// geometry and whether to flush) if given.
 fn write_memory(
     log: &Path,
     output: &Path,
     format: OutFormat,
     origin: &str,
+    cpu: Option<(CpuCacheConfig, bool)>,
 ) -> anyhow::Result<Summary> {
     let opts = ReadOptions {
         format: Some(Format::Lackey),
         ..ReadOptions::default()
     };
-    let mut reader = wafer_trace::open(log, &opts)?;
+    let lackey = wafer_trace::open(log, &opts)?;
     let info = WriteInfo {
         origin: origin.to_string(),
         page_size: 4096,
@@ -224,15 +261,17 @@ fn write_memory(
         has_op: true,
     };
     let mut w = TraceWriter::create(output, format, &info)?;
-    let mut batch = Vec::with_capacity(BATCH);
-    let mut writes = 0u64;
-    while reader.read_batch(&mut batch)? {
-        writes += batch
-            .iter()
-            .filter(|r| r.op == wafer_trace::Op::Write)
-            .count() as u64;
-        w.write_all(&batch)?;
-    }
+    let (writes, cpu_cache) = match cpu {
+        Some((cfg, flush)) => {
+            let mut c = CpuCache::new(lackey, cfg, flush)?;
+            let writes = copy_counting_writes(&mut c, &mut w)?;
+            (writes, Some(CpuCacheSummary::new(cfg, flush, c.stats())))
+        }
+        None => {
+            let mut lackey = lackey;
+            (copy_counting_writes(lackey.as_mut(), &mut w)?, None)
+        }
+    };
     let n = w.finish()?;
     Ok(Summary {
         output: output.display().to_string(),
@@ -244,7 +283,25 @@ fn write_memory(
         calls: 0,
         skipped: 0,
         exit_status: None,
+        cpu_cache,
     })
+}
+
+/// Write every request of `reader` to `w`; the number of writes among them.
+fn copy_counting_writes(
+    reader: &mut dyn RequestReader,
+    w: &mut TraceWriter,
+) -> anyhow::Result<u64> {
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut writes = 0u64;
+    while reader.read_batch(&mut batch)? {
+        writes += batch
+            .iter()
+            .filter(|r| r.op == wafer_trace::Op::Write)
+            .count() as u64;
+        w.write_all(&batch)?;
+    }
+    Ok(writes)
 }
 
 #[cfg(test)]

@@ -1,17 +1,20 @@
 //! `wafer trace convert`: stream any readable trace into wafer's `.wtr`, the
 //! `time_ns,op,dev,offset,len` CSV, or a fio iolog v2 ([`wafer_trace::export`]).
 //! The output appears only once it is complete (written to a temporary file and
-//! renamed); an output that is the input is refused.
+//! renamed); an output that is the input is refused. `--cpu-cache` first runs a
+//! memory trace through a CPU cache ([`wafer_trace::cpu_cache`]) and writes what
+//! leaves it.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
+use wafer_trace::cpu_cache::{CpuCache, CpuCacheConfig, CpuCacheStats};
 use wafer_trace::export::FIO_TARGET;
 use wafer_trace::reader::BATCH;
 use wafer_trace::units::parse_page_size;
-use wafer_trace::{wtr, Format, OutFormat, ReadOptions, TraceWriter, WriteInfo};
+use wafer_trace::{wtr, Format, OutFormat, ReadOptions, RequestReader, TraceWriter, WriteInfo};
 
 use crate::cmd::{refuse_input_as_output, usage, UsageError};
 use crate::progress;
@@ -29,7 +32,8 @@ Examples:
   wafer trace convert telegram.wtr telegram.csv
   wafer trace convert trace.wtr replay.iolog --fio-target /dev/nvme0n1
   wafer trace convert trace.wtr timed.iolog --to fio-iolog-v3
-  wafer trace convert raw.txt out.wtr --format spc --skip-invalid --origin \"SPC Financial1\""
+  wafer trace convert raw.txt out.wtr --format spc --skip-invalid --origin \"SPC Financial1\"
+  wafer trace convert ls-mem.wtr ls-llc.wtr --cpu-cache 256KiB:8:64   # what leaves a CPU cache"
 )]
 pub struct Args {
     /// Input trace (any readable format; gzip / zstd input is decompressed).
@@ -48,6 +52,19 @@ pub struct Args {
     /// Lackey input: include instruction fetches as reads.
     #[arg(long)]
     pub instructions: bool,
+    /// Run the input (a memory trace) through a write-back, write-allocate CPU cache
+    /// with LRU sets, and write what leaves it: a line read per miss, a line write
+    /// per dirty eviction. Alone: 256KiB:8:64 (paper 002 gives no parameters).
+    #[arg(
+        long,
+        value_name = "SIZE:WAYS:LINE",
+        num_args = 0..=1,
+        default_missing_value = CpuCacheConfig::DEFAULT_SPEC
+    )]
+    pub cpu_cache: Option<String>,
+    /// With --cpu-cache: also write the lines still dirty when the trace ends.
+    #[arg(long, requires = "cpu_cache")]
+    pub cpu_cache_flush: bool,
     /// Where the trace came from, stored in the .wtr header, at most 4096 bytes
     /// (default: "converted from <input> (<format>)").
     #[arg(long)]
@@ -73,6 +90,58 @@ struct Summary<'a> {
     requests: u64,
     skipped: u64,
     bytes_written: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cpu_cache: Option<CpuCacheSummary>,
+}
+
+/// The CPU cache of `--cpu-cache` and what it did.
+#[derive(Serialize)]
+pub struct CpuCacheSummary {
+    /// Capacity, bytes.
+    pub size: u64,
+    /// Ways per set.
+    pub ways: u32,
+    /// Line size, bytes.
+    pub line: u32,
+    /// Whether dirty lines were written at the end.
+    pub flush: bool,
+    /// The counts.
+    #[serde(flatten)]
+    pub stats: CpuCacheStats,
+}
+
+impl CpuCacheSummary {
+    /// The summary of a cache of geometry `cfg` that counted `stats`.
+    pub fn new(cfg: CpuCacheConfig, flush: bool, stats: CpuCacheStats) -> Self {
+        CpuCacheSummary {
+            size: cfg.size,
+            ways: cfg.ways,
+            line: cfg.line,
+            flush,
+            stats,
+        }
+    }
+
+    /// One line for a text summary.
+    pub fn text(&self) -> String {
+        let s = &self.stats;
+        let flushed = if self.flush {
+            format!(", {} dirty at the end (line writes)", s.flushed)
+        } else {
+            String::new()
+        };
+        format!(
+            "cpu cache {} B, {}-way, {} B lines: {} line accesses, {} hits, {} misses (line \
+             reads), {} dirty evictions (line writes){flushed}",
+            self.size, self.ways, self.line, s.accesses, s.hits, s.misses, s.dirty_evictions
+        )
+    }
+}
+
+/// Parse `--cpu-cache` (a usage error naming what was expected).
+pub fn cpu_cache_arg(spec: Option<&str>) -> anyhow::Result<Option<CpuCacheConfig>> {
+    spec.map(|s| CpuCacheConfig::parse(s).map_err(|e| usage(format!("--cpu-cache: {e}"))))
+        .transpose()
 }
 
 /// Run `wafer trace convert`.
@@ -100,13 +169,14 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             )));
         }
     }
+    let cpu = cpu_cache_arg(a.cpu_cache.as_deref())?;
     refuse_input_as_output(&a.output, &[&a.input])?;
     let opts = ReadOptions {
         skip_invalid: a.skip_invalid,
         instructions: a.instructions,
         ..a.source.read_options()?
     };
-    let mut reader = wafer_trace::open(&a.input, &opts)?;
+    let reader = wafer_trace::open(&a.input, &opts)?;
     let meta = reader.meta().clone();
     let in_name = meta.format.map_or("?", Format::name);
     if to == OutFormat::FioIologV3 && !meta.has_time {
@@ -127,7 +197,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                 || a.input.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             );
-            format!("converted from {name} ({in_name})")
+            match &a.cpu_cache {
+                Some(c) => format!("converted from {name} ({in_name}) through CPU cache {c}"),
+                None => format!("converted from {name} ({in_name})"),
+            }
         }),
         page_size,
         has_time: meta.has_time,
@@ -140,14 +213,22 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             .map_err(|e| UsageError(e.to_string()))?,
         f => TraceWriter::create(&a.output, f, &info)?,
     };
-    let pb = bar(meta.requests);
-    let mut batch = Vec::with_capacity(BATCH);
-    while reader.read_batch(&mut batch)? {
-        writer.write_all(&batch)?;
-        pb.inc(batch.len() as u64);
-    }
+    let (skipped, cpu_cache) = match cpu {
+        Some(cfg) => {
+            let mut c = CpuCache::new(reader, cfg, a.cpu_cache_flush)?;
+            let skipped = copy(&mut c, &mut writer, &bar(None))?;
+            let summary = CpuCacheSummary::new(cfg, a.cpu_cache_flush, c.stats());
+            (skipped, Some(summary))
+        }
+        None => {
+            let mut reader = reader;
+            (
+                copy(reader.as_mut(), &mut writer, &bar(meta.requests))?,
+                None,
+            )
+        }
+    };
     let requests = writer.finish()?;
-    pb.finish_and_clear();
     let bytes_written = std::fs::metadata(&a.output).map_or(0, |m| m.len());
     let s = Summary {
         input: &a.input,
@@ -155,8 +236,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         output: &a.output,
         output_format: to.name(),
         requests,
-        skipped: reader.skipped(),
+        skipped,
         bytes_written,
+        cpu_cache,
     };
     let text = if a.json {
         serde_json::to_string_pretty(&s)? + "\n"
@@ -166,8 +248,12 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         } else {
             String::new()
         };
+        let cpu = s
+            .cpu_cache
+            .as_ref()
+            .map_or(String::new(), |c| format!("{}\n", c.text()));
         format!(
-            "{} ({in_name}) -> {} ({}): {requests} requests{skipped}, {bytes_written} bytes\n",
+            "{} ({in_name}) -> {} ({}): {requests} requests{skipped}, {bytes_written} bytes\n{cpu}",
             a.input.display(),
             a.output.display(),
             to.name(),
@@ -182,6 +268,22 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 pub fn out_format_arg(name: &str) -> anyhow::Result<OutFormat> {
     OutFormat::parse(name)
         .map_err(|e| crate::cmd::unknown(e, name, OutFormat::ALL.iter().map(|f| f.name())))
+}
+
+/// Write every request of `reader` to `writer`, counting them on `pb` (cleared at the
+/// end); the malformed records the reader skipped.
+fn copy(
+    reader: &mut dyn RequestReader,
+    writer: &mut TraceWriter,
+    pb: &ProgressBar,
+) -> anyhow::Result<u64> {
+    let mut batch = Vec::with_capacity(BATCH);
+    while reader.read_batch(&mut batch)? {
+        writer.write_all(&batch)?;
+        pb.inc(batch.len() as u64);
+    }
+    pb.finish_and_clear();
+    Ok(reader.skipped())
 }
 
 /// A bar when the request count is known (.wtr input), else a counting spinner.
