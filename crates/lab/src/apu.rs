@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use wafer_ssd::{Apu, Arrival, Assoc, CacheConfig, FtlFlash, Ssd, SsdConfig};
 use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec, MicroKind};
 
+use crate::claims::{Claim, Form, Measured, Metric, Over};
 use crate::error::LabError;
 use crate::parquet_file::Row;
 use crate::plot::{Chart, Kind, Series};
@@ -140,6 +141,70 @@ impl ApuStudy {
                 .max(self.requests as f64) as u64,
             _ => self.requests,
         }
+    }
+
+    /// The setup table next to the paper's, as text lines (aspect: the paper | wafer),
+    /// in the form of the grid presets' tables.
+    pub fn setup_lines(&self) -> Vec<String> {
+        let list = |v: Vec<String>| v.join(", ");
+        let rows = [
+            (
+                "workload",
+                "the four micro benchmarks of Table 5; IOzone and PostMark",
+                format!("generators of the four micro benchmarks: {}", list(self.kinds.clone())),
+            ),
+            (
+                "cache sizes",
+                "8 MB to 256 MB, direct mapped, 2- and 4-way, write-back alone or APU-LRU / APU-LFU (Figs. 6-8)",
+                format!(
+                    "{} MB x {} ways x APU {}",
+                    list(self.sizes_mb.iter().map(u64::to_string).collect()),
+                    list(self.ways.iter().map(u32::to_string).collect()),
+                    list(self.apus.clone())
+                ),
+            ),
+            (
+                "device",
+                "DiskSim with Microsoft's SSD model, Samsung K9 flash (Table 1)",
+                format!(
+                    "wafer's timed SSD: samsung-k9 timing, page-level FTL, {} GiB, erased; cache DRAM and host link 10 us a page",
+                    self.device_gib
+                ),
+            ),
+            (
+                "arrivals",
+                "not stated",
+                format!(
+                    "Poisson, mean gaps {} ms (seed 1), each reported",
+                    list(self.gaps_ms.iter().map(f64::to_string).collect())
+                ),
+            ),
+            (
+                "idle threshold",
+                "2 ms; swept in Figs. 10-11",
+                format!(
+                    "2 ms; swept over {} ms ({}, {} MB, 2-way, APU-LRU)",
+                    list(self.thresholds_ms.iter().map(f64::to_string).collect()),
+                    self.sweep_kind,
+                    self.sweep_mb
+                ),
+            ),
+            (
+                "length",
+                "not stated",
+                format!("at least {} requests a cell, enough to write {FILL}x the cache's lines", self.requests),
+            ),
+            (
+                "metric",
+                "mean response time",
+                "mean response time (ms)".to_string(),
+            ),
+        ];
+        let mut out = vec!["setup (aspect: the paper | wafer):".to_string()];
+        for (a, p, w) in rows {
+            out.push(format!("  {a}: {p} | {w}"));
+        }
+        out
     }
 
     /// What [`ApuStudy::requests_for`] gives, for a report: one line per kind.
@@ -579,11 +644,52 @@ fn mean_of(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// Paper 004's claims, each followed by what wafer measured at each load.
+/// One of paper 004's claims as the shared verdict rule reads it (`claims.rs`): the
+/// loads (arrival gaps) stand where a grid preset has traces.
+fn claim(
+    text: &'static str,
+    policy: &'static str,
+    baseline: &'static str,
+    form: Form,
+    over: Over,
+    paper: Option<f64>,
+) -> Claim {
+    Claim {
+        text,
+        policy,
+        baseline,
+        metric: Metric::Elapsed,
+        form,
+        over,
+        paper,
+        device: "the timed SSD",
+        differences: "",
+    }
+}
+
+/// The verdict line of `c` on per-load figures (`(load, figure)`).
+fn verdict(c: &Claim, per_load: Vec<(String, Option<f64>)>) -> String {
+    let figures: Vec<f64> = per_load.iter().filter_map(|x| x.1).collect();
+    let m = Measured {
+        value: (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64),
+        per_trace: per_load.into_iter().map(|(l, v)| (l, v, 1)).collect(),
+        not_comparable: Vec::new(),
+    };
+    let (v, why) = c.judge(&m);
+    format!(
+        "  verdict: {} ({why}; the loads stand where traces do)",
+        v.name()
+    )
+}
+
+/// Paper 004's claims, each followed by what wafer measured at each load and the
+/// verdict by the rule of the grid presets.
 pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
     let mut out = Vec::new();
+    let gap = |g: f64| format!("{g} ms gap");
     let small = study.sizes_mb.first().copied().unwrap_or(8);
     let f = |v: Option<f64>| v.map_or("not run".to_string(), |v| format!("{v:.3} ms"));
+    let mut constant = Vec::new();
     out.push("paper: Constant Write Only drops from 6.8 ms (no cache) to under 0.3 ms with any cache size, associativity or APU".into());
     for &g in &study.gaps_ms {
         let k = "constant-write";
@@ -609,13 +715,27 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 "  wafer, {g} ms gap: no cache {}, any cache {lo:.3} .. {hi:.3} ms",
                 f(nc)
             ));
+            // "With any cache": the slowest cache is the one the claim must hold for.
+            constant.push((gap(g), nc.filter(|&n| n > 0.0).map(|n| 1.0 - hi / n)));
         }
     }
+    out.push(verdict(
+        &claim(
+            "constant write: any cache cuts the mean from 6.8 ms to under 0.3 ms",
+            "any cache",
+            "no cache",
+            Form::Reduction,
+            Over::Mean,
+            Some(1.0 - 0.3 / 6.8),
+        ),
+        constant,
+    ));
     for (k, name) in [
         ("random-write", "Random Write Only"),
         ("write-biased", "Random Write Biased"),
     ] {
         out.push(format!("paper: {name}, small caches: APU cuts mean response time versus write-back alone (up to an order of magnitude)"));
+        let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let at = |apu: &str| {
                 mean_of(rs, |r| {
@@ -632,13 +752,26 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                     f(at("lfu")),
                     wb / lru
                 ));
+                per.push((gap(g), (lru > 0.0).then(|| wb / lru)));
             }
         }
+        out.push(verdict(
+            &claim(
+                "APU-LRU cuts the mean versus write-back alone, up to 10x",
+                "APU-LRU",
+                "write-back",
+                Form::Ratio,
+                Over::UpTo,
+                Some(10.0),
+            ),
+            per,
+        ));
     }
     out.push(
         "paper: Thrash Balanced: higher associativity cuts the response time (2-way vs direct mapped: 7x for write-back)"
             .into(),
     );
+    let mut thrash = Vec::new();
     for &g in &study.gaps_ms {
         let at = |w: u32, apu: &str| {
             mean_of(rs, |r| {
@@ -657,11 +790,36 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                     if apu == "off" { "write-back" } else { "APU-LRU" },
                     a / b
                 ));
+                if apu == "off" {
+                    thrash.push((gap(g), (b > 0.0).then(|| a / b)));
+                }
             }
         }
     }
+    out.push(verdict(
+        &claim(
+            "thrash: 2-way is 7x faster than direct mapped (write-back)",
+            "2-way",
+            "1-way",
+            Form::Ratio,
+            Over::Mean,
+            Some(7.0),
+        ),
+        thrash,
+    ));
     out.push("paper: the idle threshold trades APU flushes for interference with arriving requests (Figs. 10-11)".into());
+    let mut sweep = Vec::new();
     for &g in &study.gaps_ms {
+        let means: Vec<f64> = rs
+            .iter()
+            .filter(|r| r.cell.sweep && r.cell.gap_ms == g)
+            .map(|r| r.mean_ms)
+            .collect();
+        // A longer threshold leaves fewer idle periods to flush in: the mean at the
+        // longest threshold over the mean at the shortest (direction only).
+        if let (Some(first), Some(last)) = (means.first(), means.last()) {
+            sweep.push((gap(g), (*first > 0.0).then(|| last / first)));
+        }
         let pts: Vec<String> = rs
             .iter()
             .filter(|r| r.cell.sweep && r.cell.gap_ms == g)
@@ -676,6 +834,17 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             ));
         }
     }
+    out.push(verdict(
+        &claim(
+            "a longer idle threshold leaves APU less idle time: the mean rises with the threshold",
+            "the shortest threshold",
+            "the longest",
+            Form::Ratio,
+            Over::Mean,
+            None,
+        ),
+        sweep,
+    ));
     out
 }
 
@@ -693,7 +862,9 @@ fn html(
     h.push_str(&format!("<p>{}</p>", esc(NOTE)));
     h.push_str(&format!(
         "<pre>{}</pre><p>Seed 1, idle threshold 2 ms except in the sweep; wafer {}.</p>",
-        esc(&study.requests_lines().join("\n")),
+        esc(&[study.setup_lines(), study.requests_lines()]
+            .concat()
+            .join("\n")),
         VERSION
     ));
     h.push_str(&format!(

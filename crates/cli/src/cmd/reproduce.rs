@@ -93,6 +93,9 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         "apu: SSD on-board cache with automatic periodic update (paper 004)"
     )?;
     writeln!(stdout, "note: {}", apu::NOTE)?;
+    for l in study.setup_lines() {
+        writeln!(stdout, "{l}")?;
+    }
     for l in study.requests_lines() {
         writeln!(stdout, "{l}")?;
     }
