@@ -15,8 +15,7 @@ use crate::flash::Flash;
 use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::{Counters, Metrics};
-
-const NIL: u32 = u32::MAX;
+use crate::table::{FreeBlocks, Table, NIL};
 
 /// The block-level FTL.
 #[derive(Clone, Debug)]
@@ -25,12 +24,12 @@ pub struct BlockFtl {
     np: u32,
     logical_pages: u64,
     /// Data block of each logical block.
-    data: Vec<u32>,
+    data: Table,
     /// Next programmable page of each physical block.
     wp: Vec<u32>,
     /// Whether each logical page holds data.
     has: Vec<bool>,
-    free: Vec<u32>,
+    free: FreeBlocks,
 }
 
 impl BlockFtl {
@@ -49,10 +48,10 @@ impl BlockFtl {
             f: Flash::new(geo, lat, cell),
             np: geo.pages_per_block,
             logical_pages: geo.logical_pages,
-            data: vec![NIL; lb as usize],
+            data: Table::nil(lb as usize),
             wp: vec![0; geo.physical_blocks as usize],
             has: vec![false; geo.logical_pages as usize],
-            free: (0..geo.physical_blocks).rev().collect(),
+            free: FreeBlocks::all(geo.physical_blocks),
         })
     }
 
@@ -60,10 +59,10 @@ impl BlockFtl {
     fn write_piece(&mut self, lbn: u32, a: u32, b: u32) {
         let np = self.np;
         let base = u64::from(lbn) * u64::from(np);
-        let mut d = self.data[lbn as usize];
+        let mut d = self.data.get(lbn as usize);
         if d == NIL {
             d = self.free.pop().expect("one free block per logical block");
-            self.data[lbn as usize] = d;
+            self.data.set(lbn as usize, d);
         }
         if a >= self.wp[d as usize] {
             for off in a..b {
@@ -92,7 +91,7 @@ impl BlockFtl {
         self.f.erase(d);
         self.wp[d as usize] = 0;
         self.free.push(d);
-        self.data[lbn as usize] = nb;
+        self.data.set(lbn as usize, nb);
     }
 }
 
@@ -116,7 +115,7 @@ impl Ftl for BlockFtl {
         self.f.c.host_read_pages += n;
         for p in lpn..lpn + n {
             if self.has[p as usize] {
-                let d = self.data[(p / u64::from(self.np)) as usize];
+                let d = self.data.get((p / u64::from(self.np)) as usize);
                 self.f.read_host(d);
             } else {
                 self.f.c.unwritten_reads += 1;
@@ -156,7 +155,7 @@ impl Ftl for BlockFtl {
     fn check_invariants(&self) -> Result<(), String> {
         let np = u64::from(self.np);
         let mut used = vec![false; self.wp.len()];
-        for (lbn, &d) in self.data.iter().enumerate() {
+        for (lbn, d) in self.data.iter().enumerate() {
             if d == NIL {
                 if (lbn as u64 * np..((lbn as u64 + 1) * np).min(self.logical_pages))
                     .any(|p| self.has[p as usize])
@@ -169,7 +168,7 @@ impl Ftl for BlockFtl {
                 return Err(format!("physical block {d} is mapped twice"));
             }
         }
-        if self.free.iter().any(|&b| used[b as usize]) {
+        if self.free.iter().any(|b| used[b as usize]) {
             return Err("a mapped block is on the free list".into());
         }
         Ok(())

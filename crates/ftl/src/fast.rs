@@ -37,9 +37,8 @@ use crate::flash::Flash;
 use crate::ftl::{check_range, touch, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::{Counters, Metrics};
+use crate::table::{FreeBlocks, Table, NIL};
 use std::collections::VecDeque;
-
-const NIL: u32 = u32::MAX;
 
 /// The FAST FTL.
 #[derive(Clone, Debug)]
@@ -48,13 +47,13 @@ pub struct FastFtl {
     np: u32,
     logical_pages: u32,
     /// Newest copy of each logical page, or NIL.
-    l2p: Vec<u32>,
+    l2p: Table,
     /// Logical page programmed into each physical page (NIL = erased).
-    p2l: Vec<u32>,
+    p2l: Table,
     valid: Vec<u32>,
     /// Data block of each logical block, or NIL.
-    data: Vec<u32>,
-    free: Vec<u32>,
+    data: Table,
+    free: FreeBlocks,
     sw_block: u32,
     sw_lbn: u32,
     sw_next: u32,
@@ -86,11 +85,11 @@ impl FastFtl {
             f: Flash::new(geo, lat, cell),
             np: geo.pages_per_block,
             logical_pages: geo.logical_pages as u32,
-            l2p: vec![NIL; geo.logical_pages as usize],
-            p2l: vec![NIL; geo.physical_pages() as usize],
+            l2p: Table::nil(geo.logical_pages as usize),
+            p2l: Table::nil(geo.physical_pages() as usize),
             valid: vec![0; geo.physical_blocks as usize],
-            data: vec![NIL; lb as usize],
-            free: (0..geo.physical_blocks).rev().collect(),
+            data: Table::nil(lb as usize),
+            free: FreeBlocks::all(geo.physical_blocks),
             sw_block: NIL,
             sw_lbn: NIL,
             sw_next: 0,
@@ -120,24 +119,24 @@ impl FastFtl {
 
     #[inline]
     fn drop_copy(&mut self, lpn: u32) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != NIL {
             self.valid[(old / self.np) as usize] -= 1;
-            self.l2p[lpn as usize] = NIL;
+            self.l2p.set(lpn as usize, NIL);
         }
     }
 
     #[inline]
     fn place(&mut self, lpn: u32, ppn: u32) {
-        self.p2l[ppn as usize] = lpn;
-        self.l2p[lpn as usize] = ppn;
+        self.p2l.set(ppn as usize, lpn);
+        self.l2p.set(lpn as usize, ppn);
         self.valid[(ppn / self.np) as usize] += 1;
     }
 
     /// Copy the newest version of `lpn` (if any) to `dst`.
     #[inline]
     fn copy_to(&mut self, lpn: u32, dst: u32) {
-        let src = self.l2p[lpn as usize];
+        let src = self.l2p.get(lpn as usize);
         if src != NIL {
             self.valid[(src / self.np) as usize] -= 1;
             self.place(lpn, dst);
@@ -148,7 +147,7 @@ impl FastFtl {
     fn erase(&mut self, b: u32) {
         debug_assert_eq!(self.valid[b as usize], 0, "erasing a block with valid data");
         let base = (b * self.np) as usize;
-        self.p2l[base..base + self.np as usize].fill(NIL);
+        self.p2l.clear(base..base + self.np as usize);
         self.f.erase(b);
     }
 
@@ -170,12 +169,12 @@ impl FastFtl {
                 self.copy_to(lbn * self.np + off, s * self.np + off);
             }
         }
-        let old = self.data[lbn as usize];
+        let old = self.data.get(lbn as usize);
         if old != NIL {
             self.erase(old);
             self.free.push(old);
         }
-        self.data[lbn as usize] = s;
+        self.data.set(lbn as usize, s);
         self.sw_block = NIL;
         self.sw_lbn = NIL;
     }
@@ -195,12 +194,12 @@ impl FastFtl {
         for off in 0..self.pages_of(lbn) {
             self.copy_to(lbn * self.np + off, nb * self.np + off);
         }
-        let old = self.data[lbn as usize];
+        let old = self.data.get(lbn as usize);
         if old != NIL {
             self.erase(old);
             self.free.push(old);
         }
-        self.data[lbn as usize] = nb;
+        self.data.set(lbn as usize, nb);
     }
 
     /// Next RW log page, reclaiming the oldest RW block when all are full.
@@ -217,8 +216,8 @@ impl FastFtl {
                     if self.valid[v as usize] == 0 {
                         break;
                     }
-                    let lpn = self.p2l[(base + off) as usize];
-                    if lpn != NIL && self.l2p[lpn as usize] == base + off {
+                    let lpn = self.p2l.get((base + off) as usize);
+                    if lpn != NIL && self.l2p.get(lpn as usize) == base + off {
                         self.full_merge(lpn / self.np);
                     }
                 }
@@ -247,13 +246,13 @@ impl FastFtl {
             return;
         }
         if lbn != self.sw_lbn {
-            let mut d = self.data[lbn as usize];
+            let mut d = self.data.get(lbn as usize);
             if d == NIL {
                 d = self.pop_free();
-                self.data[lbn as usize] = d;
+                self.data.set(lbn as usize, d);
             }
             let ppn = d * self.np + off;
-            if self.p2l[ppn as usize] == NIL {
+            if self.p2l.get(ppn as usize) == NIL {
                 self.drop_copy(lpn);
                 self.place(lpn, ppn);
                 self.f.program_host(d);
@@ -300,7 +299,7 @@ impl Ftl for FastFtl {
         check_range(lpn, n, self.f.geo.logical_pages)?;
         self.f.c.host_read_pages += n;
         for p in lpn..lpn + n {
-            let ppn = self.l2p[p as usize];
+            let ppn = self.l2p.get(p as usize);
             if ppn == NIL {
                 self.f.c.unwritten_reads += 1;
             } else {
@@ -320,7 +319,7 @@ impl Ftl for FastFtl {
     }
 
     fn prefetch(&self, lpns: &[u64]) {
-        touch(&self.l2p, lpns);
+        touch(self.l2p.raw(), lpns);
     }
 
     fn metrics(&self) -> Metrics {
@@ -346,8 +345,8 @@ impl Ftl for FastFtl {
 
     fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
-        for (ppn, &lpn) in self.p2l.iter().enumerate() {
-            if lpn != NIL && self.l2p[lpn as usize] == ppn as u32 {
+        for (ppn, lpn) in self.p2l.iter().enumerate() {
+            if lpn != NIL && self.l2p.get(lpn as usize) == ppn as u32 {
                 valid[ppn / self.np as usize] += 1;
             }
         }
@@ -355,19 +354,19 @@ impl Ftl for FastFtl {
             return Err("per-block valid counts differ from the mapped pages".into());
         }
         let mut mapped = 0u64;
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+        for (lpn, ppn) in self.l2p.iter().enumerate() {
             if ppn == NIL {
                 continue;
             }
             mapped += 1;
-            if self.p2l[ppn as usize] != lpn as u32 {
+            if self.p2l.get(ppn as usize) != lpn as u32 {
                 return Err(format!("logical page {lpn} maps to a page holding another"));
             }
             let b = ppn / self.np;
             let lbn = lpn as u32 / self.np;
             let off = lpn as u32 % self.np;
             let in_data =
-                self.data[lbn as usize] == b || (b == self.sw_block && lbn == self.sw_lbn);
+                self.data.get(lbn as usize) == b || (b == self.sw_block && lbn == self.sw_lbn);
             if in_data && ppn % self.np != off {
                 return Err(format!(
                     "logical page {lpn} is at the wrong offset of its block"
@@ -388,7 +387,7 @@ impl Ftl for FastFtl {
         if self.sw_block != NIL && self.sw_next > 0 {
             for off in 0..self.sw_next {
                 let ppn = self.sw_block * self.np + off;
-                let lpn = self.p2l[ppn as usize];
+                let lpn = self.p2l.get(ppn as usize);
                 if lpn != NIL && lpn != self.sw_lbn * self.np + off {
                     return Err("SW block holds a page out of order".into());
                 }

@@ -53,6 +53,7 @@ mod metrics;
 mod page;
 pub mod replay;
 pub mod sweep;
+mod table;
 
 pub use address_map::{AddressMap, Mapper};
 pub use block::BlockFtl;

@@ -8,7 +8,9 @@
 //!   out-of-band area plus the valid bit a real FTL keeps per page). Superseding a copy
 //!   clears its `p2l` entry, so GC finds the valid pages of a victim by a sequential
 //!   scan of its `p2l` slice and never reads `l2p` (random addresses, cache misses on a
-//!   multi-GB device); it only writes the new locations there.
+//!   multi-GB device); it only writes the new locations there. Both tables hold zero
+//!   bytes for "none" (module `table`), so building the FTL allocates them without
+//!   writing them and a run pays only for the pages of the tables it touches.
 //! * One write frontier shared by host writes and GC copies (the model of the analytic
 //!   WAF and of the independent simulation `docs/ftl.md` compares with), or with
 //!   `hot_cold` a second frontier that receives only GC copies.
@@ -26,13 +28,12 @@ use crate::flash::Flash;
 use crate::ftl::{check_range, Ftl};
 use crate::geometry::{CellType, Geometry, Latency};
 use crate::metrics::{Counters, Metrics};
+use crate::table::{FreeBlocks, Table, NIL};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// Free blocks kept back for GC.
 pub const GC_RESERVE: u32 = 2;
-
-const NIL: u32 = u32::MAX;
 
 /// GC victim selection.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,13 +78,13 @@ pub struct PageFtl {
     f: Flash,
     cfg: PageConfig,
     np: u32,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: Table,
+    p2l: Table,
     valid: Vec<u32>,
     state: Vec<State>,
     // Greedy buckets: doubly-linked lists of closed blocks by valid count.
-    next: Vec<u32>,
-    prev: Vec<u32>,
+    next: Table,
+    prev: Table,
     head: Vec<u32>,
     min_bucket: usize,
     // FIFO order of closed blocks.
@@ -91,7 +92,7 @@ pub struct PageFtl {
     // Cost-benefit: host-write clock at which each block was closed.
     closed_at: Vec<u64>,
     clock: u64,
-    free: Vec<u32>,
+    free: FreeBlocks,
     host: Frontier,
     gc: Frontier,
 }
@@ -115,7 +116,6 @@ impl PageFtl {
             )));
         }
         let nb = geo.physical_blocks as usize;
-        let free: Vec<u32> = (0..geo.physical_blocks).rev().collect();
         let full = Frontier {
             block: NIL,
             ptr: np,
@@ -124,18 +124,18 @@ impl PageFtl {
             f: Flash::new(geo, lat, cell),
             cfg,
             np,
-            l2p: vec![NIL; geo.logical_pages as usize],
-            p2l: vec![NIL; geo.physical_pages() as usize],
+            l2p: Table::nil(geo.logical_pages as usize),
+            p2l: Table::nil(geo.physical_pages() as usize),
             valid: vec![0; nb],
             state: vec![State::Free; nb],
-            next: vec![NIL; nb],
-            prev: vec![NIL; nb],
+            next: Table::nil(nb),
+            prev: Table::nil(nb),
             head: vec![NIL; np as usize + 1],
             min_bucket: np as usize,
             closed: VecDeque::new(),
             closed_at: vec![0; nb],
             clock: 0,
-            free,
+            free: FreeBlocks::all(geo.physical_blocks),
             host: full,
             gc: full,
         })
@@ -146,14 +146,14 @@ impl PageFtl {
 
     #[inline]
     fn bucket_remove(&mut self, b: u32) {
-        let (p, n) = (self.prev[b as usize], self.next[b as usize]);
+        let (p, n) = (self.prev.get(b as usize), self.next.get(b as usize));
         if p == NIL {
             self.head[self.valid[b as usize] as usize] = n;
         } else {
-            self.next[p as usize] = n;
+            self.next.set(p as usize, n);
         }
         if n != NIL {
-            self.prev[n as usize] = p;
+            self.prev.set(n as usize, p);
         }
     }
 
@@ -161,10 +161,10 @@ impl PageFtl {
     fn bucket_push(&mut self, b: u32) {
         let v = self.valid[b as usize] as usize;
         let h = self.head[v];
-        self.next[b as usize] = h;
-        self.prev[b as usize] = NIL;
+        self.next.set(b as usize, h);
+        self.prev.set(b as usize, NIL);
         if h != NIL {
-            self.prev[h as usize] = b;
+            self.prev.set(h as usize, b);
         }
         self.head[v] = b;
         if v < self.min_bucket {
@@ -175,7 +175,7 @@ impl PageFtl {
     /// Drop the valid copy at `ppn` (its l2p entry is updated by the caller).
     #[inline]
     fn invalidate(&mut self, ppn: u32) {
-        self.p2l[ppn as usize] = NIL;
+        self.p2l.set(ppn as usize, NIL);
         let b = ppn / self.np;
         let greedy_closed =
             self.cfg.victim == Victim::Greedy && self.state[b as usize] == State::Closed;
@@ -269,25 +269,25 @@ impl PageFtl {
         // loads overlap their cache misses, while stores that miss would drain one at a
         // time (x86 commits stores in program order).
         let mut acc = 0u32;
-        for &lpn in &self.p2l[base..end] {
+        for lpn in self.p2l.entries(base..end) {
             let probe = if lpn == NIL { 0 } else { lpn };
-            acc ^= self.l2p[probe as usize];
+            acc ^= self.l2p.raw()[probe as usize];
         }
         std::hint::black_box(acc);
         for ppn in base..end {
-            let lpn = self.p2l[ppn];
+            let lpn = self.p2l.get(ppn);
             if lpn == NIL {
                 continue;
             }
             let dst = self.gc_page();
             let db = dst / self.np;
-            self.p2l[dst as usize] = lpn;
-            self.l2p[lpn as usize] = dst;
+            self.p2l.set(dst as usize, lpn);
+            self.l2p.set(lpn as usize, dst);
             self.valid[db as usize] += 1;
             self.f.copy(v, db);
         }
         self.valid[v as usize] = 0;
-        self.p2l[base..end].fill(NIL);
+        self.p2l.clear(base..end);
         self.f.erase(v);
         self.state[v as usize] = State::Free;
         self.free.push(v);
@@ -324,15 +324,15 @@ impl PageFtl {
 
     #[inline]
     fn write_page(&mut self, lpn: u32) {
-        let old = self.l2p[lpn as usize];
+        let old = self.l2p.get(lpn as usize);
         if old != NIL {
-            self.l2p[lpn as usize] = NIL;
+            self.l2p.set(lpn as usize, NIL);
             self.invalidate(old);
         }
         let ppn = self.host_page();
         let b = ppn / self.np;
-        self.p2l[ppn as usize] = lpn;
-        self.l2p[lpn as usize] = ppn;
+        self.p2l.set(ppn as usize, lpn);
+        self.l2p.set(lpn as usize, ppn);
         self.valid[b as usize] += 1;
         self.f.program_host(b);
     }
@@ -353,7 +353,7 @@ impl Ftl for PageFtl {
         check_range(lpn, n, self.f.geo.logical_pages)?;
         self.f.c.host_read_pages += n;
         for p in lpn..lpn + n {
-            let ppn = self.l2p[p as usize];
+            let ppn = self.l2p.get(p as usize);
             if ppn == NIL {
                 self.f.c.unwritten_reads += 1;
             } else {
@@ -367,9 +367,9 @@ impl Ftl for PageFtl {
         check_range(lpn, n, self.f.geo.logical_pages)?;
         self.f.c.host_trim_pages += n;
         for p in lpn..lpn + n {
-            let old = self.l2p[p as usize];
+            let old = self.l2p.get(p as usize);
             if old != NIL {
-                self.l2p[p as usize] = NIL;
+                self.l2p.set(p as usize, NIL);
                 self.invalidate(old);
             }
         }
@@ -381,8 +381,8 @@ impl Ftl for PageFtl {
         // sweep's loads are independent of one another).
         let mut acc = 0u32;
         for &p in lpns {
-            if let Some(&old) = self.l2p.get(p as usize) {
-                if let Some(&l) = self.p2l.get(old as usize) {
+            if let Some(old) = self.l2p.try_get(p as usize) {
+                if let Some(l) = self.p2l.try_get(old as usize) {
                     acc ^= l;
                 }
             }
@@ -413,11 +413,11 @@ impl Ftl for PageFtl {
 
     fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
-        for (ppn, &lpn) in self.p2l.iter().enumerate() {
+        for (ppn, lpn) in self.p2l.iter().enumerate() {
             if lpn == NIL {
                 continue;
             }
-            if self.l2p.get(lpn as usize) != Some(&(ppn as u32)) {
+            if self.l2p.try_get(lpn as usize) != Some(ppn as u32) {
                 return Err(format!(
                     "physical page {ppn} is marked valid for logical page {lpn}, which maps elsewhere"
                 ));
@@ -427,9 +427,9 @@ impl Ftl for PageFtl {
         if valid != self.valid {
             return Err("per-block valid counts differ from the mapped pages".into());
         }
-        let mapped = self.l2p.iter().filter(|&&p| p != NIL).count() as u64;
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn != NIL && self.p2l[ppn as usize] != lpn as u32 {
+        let mapped = self.l2p.iter().filter(|&p| p != NIL).count() as u64;
+        for (lpn, ppn) in self.l2p.iter().enumerate() {
+            if ppn != NIL && self.p2l.get(ppn as usize) != lpn as u32 {
                 return Err(format!("logical page {lpn} maps to a page holding another"));
             }
         }
@@ -454,7 +454,7 @@ impl Ftl for PageFtl {
                         return Err(format!("block {b} is in the wrong greedy bucket"));
                     }
                     listed += 1;
-                    b = self.next[b as usize];
+                    b = self.next.get(b as usize);
                 }
             }
             let closed = self.state.iter().filter(|s| **s == State::Closed).count();
