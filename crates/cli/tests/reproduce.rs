@@ -105,3 +105,34 @@ fn craw_quick_prints_its_setup_and_a_verdict_per_claim() {
 fn sorted_clock_quick_prints_its_setup_and_a_verdict_per_claim() {
     check("sorted-clock");
 }
+
+#[test]
+fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
+    // Generated micro benchmarks: no trace needed.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("wafer")
+        .unwrap()
+        .args(["reproduce", "apu", "--quick", "-j", "2", "-o"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for row in ["workload", "cache sizes", "device", "arrivals", "metric"] {
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(row)),
+            "setup row `{row}` missing:\n{stdout}"
+        );
+    }
+    // Constant write, random write, write biased, thrash, idle threshold.
+    let verdicts = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("verdict: "))
+        .count();
+    assert_eq!(verdicts, 5, "{stdout}");
+    assert!(dir.path().join("report.html").is_file());
+}
