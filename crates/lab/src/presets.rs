@@ -491,6 +491,18 @@ impl Preset {
             row("device and FTL", self.setup.device, devices.join("; ")),
             row("aging", self.setup.aging, aging),
             row(
+                "measurement window",
+                "not stated",
+                format!(
+                    "{}; device counters reset after aging, so the aging residue (blocks aging left partly valid) is met during the measurement, as on a used card, and not counted itself",
+                    if plan.exp.warmup == 0 {
+                        "the whole trace from a cold cache (no cache warm-up)".to_string()
+                    } else {
+                        format!("after a cache warm-up of {} accesses", plan.exp.warmup)
+                    }
+                ),
+            ),
+            row(
                 "end of trace",
                 "not stated",
                 if plan.exp.flush_at_end {
