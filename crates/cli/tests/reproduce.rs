@@ -1,7 +1,8 @@
 //! `wafer reproduce <paper> --quick` end to end for every paper preset: the setup table
 //! next to the paper's, one verdict per claim by the documented rule, the rows with the
 //! columns a device study must show (address map, log blocks, both views of the end
-//! flush, elapsed time beside the sum of latencies), and the report.
+//! flush, elapsed time beside the sum of latencies), the report, and the sensitivity
+//! study where a preset has one.
 
 use assert_cmd::Command;
 use std::path::Path;
@@ -77,6 +78,20 @@ fn check(paper: &str) {
         "ftl_busy_ns",
     ] {
         assert!(columns.contains(&c), "{paper}: no column {c} in {header}");
+    }
+    if let Some(sens) = preset.sensitivity {
+        let points = stdout
+            .lines()
+            .filter(|l| l.starts_with(&format!("  {} ", sens.axis)))
+            .count();
+        assert_eq!(points, sens.points.len(), "{paper}: sensitivity:\n{stdout}");
+        assert!(stdout.contains("where it holds: "), "{paper}");
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with("figure: ") && l.ends_with("where-it-holds.svg")),
+            "{paper}: sensitivity figure:\n{stdout}"
+        );
     }
     if preset.devices.iter().any(|d| *d != "none") {
         assert!(

@@ -212,13 +212,42 @@ impl Device {
         Ok(d)
     }
 
-    /// A profile name, or a path to a TOML device file (anything ending in `.toml`).
+    /// A profile name, optionally with parameters (`microsd-16g:rw_log_blocks=1`, the
+    /// way policies take theirs), or a path to a TOML device file (anything ending in
+    /// `.toml`). The one parameter is `rw_log_blocks` (FAST): a sensitivity study
+    /// varies it without a file per value.
     pub fn resolve(spec: &str) -> Result<Device, FtlError> {
         if spec.ends_with(".toml") {
-            Device::from_toml_file(Path::new(spec))
-        } else {
-            Device::from_profile(spec)
+            return Device::from_toml_file(Path::new(spec));
         }
+        let Some((name, params)) = spec.split_once(':') else {
+            return Device::from_profile(spec);
+        };
+        let mut d = Device::from_profile(name)?;
+        let bad = |why: String| FtlError::Config(format!("device `{spec}`: {why}"));
+        for kv in params.split(',') {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
+            match k.trim() {
+                "rw_log_blocks" if d.ftl == FtlKind::Fast => {
+                    let n: u32 = v.trim().parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        bad(format!("rw_log_blocks `{v}` is not a positive number"))
+                    })?;
+                    d.rw_log_blocks = Some(n);
+                }
+                "rw_log_blocks" => {
+                    return Err(bad("rw_log_blocks applies to a FAST device".into()))
+                }
+                other => {
+                    return Err(bad(format!(
+                        "unknown device parameter `{other}` (expected rw_log_blocks)"
+                    )))
+                }
+            }
+        }
+        d.name = spec.to_string();
+        Ok(d)
     }
 
     /// Read a TOML device file.
@@ -348,5 +377,40 @@ impl RawDevice {
         };
         d.rw_log_blocks = self.rw_log_blocks;
         Ok(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_profile_takes_its_log_blocks_as_a_parameter() {
+        let d = Device::resolve("microsd-16g:rw_log_blocks=1").unwrap();
+        assert_eq!(d.rw_log_blocks, Some(1));
+        assert_eq!(d.name, "microsd-16g:rw_log_blocks=1");
+        let card = Device::from_profile("microsd-16g").unwrap();
+        assert_eq!(d.geometry, card.geometry);
+        for (spec, why) in [
+            (
+                "microsd-16g:rw_log_blocks=0",
+                "rw_log_blocks `0` is not a positive number",
+            ),
+            (
+                "microsd-16g:op=0.2",
+                "unknown device parameter `op` (expected rw_log_blocks)",
+            ),
+            (
+                "microsd-16g:rw_log_blocks",
+                "`rw_log_blocks` is not key=value",
+            ),
+            (
+                "page-16g:rw_log_blocks=4",
+                "rw_log_blocks applies to a FAST device",
+            ),
+        ] {
+            let e = Device::resolve(spec).unwrap_err().to_string();
+            assert_eq!(e, format!("device `{spec}`: {why}"));
+        }
     }
 }

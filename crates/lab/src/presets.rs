@@ -29,6 +29,7 @@ use wafer_ftl::Device;
 use crate::claims::{Claim, Form, Metric, Over};
 use crate::error::LabError;
 use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
+use crate::plot::{Chart, Kind, Series};
 use crate::result::CellResult;
 
 /// The paper's own setup, as its text states it.
@@ -68,6 +69,24 @@ pub struct Preset {
     pub setup: PaperSetup,
     /// Claims checked.
     pub claims: &'static [Claim],
+    /// Where a claim holds: one device parameter varied (docs/papers.md).
+    pub sensitivity: Option<Sensitivity>,
+}
+
+/// A sensitivity study of one claim: its two policies on the preset's traces and cache
+/// sizes, aged and flushed as the preset, on devices that differ in one parameter
+/// (docs/papers.md, "Where the claims hold"). It runs as an experiment of its own
+/// through the same runner.
+#[derive(Clone, Copy, Debug)]
+pub struct Sensitivity {
+    /// The claim (index into the preset's claims).
+    pub claim: usize,
+    /// What varies.
+    pub axis: &'static str,
+    /// `(value, device spec)` in the axis' order.
+    pub points: &'static [(&'static str, &'static str)],
+    /// The value of the preset's own device.
+    pub preset_point: &'static str,
 }
 
 const TELEGRAM: &str = "mobile-pixel6a/telegram_exec.csv.gz";
@@ -135,6 +154,20 @@ pub const PRESETS: &[Preset] = &[
                 differences: "elapsed time of a synchronous replay on the timed model of the card (one flash unit, host link 10 us a page), not measured on a real card; block-layer stand-in traces",
             },
         ],
+        // FAST's merges decide the erase claim; a card's log blocks are not in the
+        // paper (docs/ftl.md).
+        sensitivity: Some(Sensitivity {
+            claim: 0,
+            axis: "FAST RW log blocks",
+            points: &[
+                ("1", "microsd-16g:rw_log_blocks=1"),
+                ("2", "microsd-16g:rw_log_blocks=2"),
+                ("4", "microsd-16g:rw_log_blocks=4"),
+                ("16", "microsd-16g:rw_log_blocks=16"),
+                ("64", "microsd-16g:rw_log_blocks=64"),
+            ],
+            preset_point: "4",
+        }),
     },
     Preset {
         name: "bua",
@@ -165,6 +198,7 @@ pub const PRESETS: &[Preset] = &[
             device: "microsd-16g",
             differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages; block-layer stand-in traces; two of the three Pixel 6a traces (slideshow_exec spans more erase blocks than the 16 GiB card holds)",
         }],
+        sensitivity: None,
     },
     Preset {
         name: "craw",
@@ -216,6 +250,7 @@ pub const PRESETS: &[Preset] = &[
                 differences: "block-layer stand-in traces, not memory references; no CPU-cache filter; the paper's lower bound is taken as its figure",
             },
         ],
+        sensitivity: None,
     },
     Preset {
         name: "sorted-clock",
@@ -256,6 +291,7 @@ pub const PRESETS: &[Preset] = &[
                 differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
             },
         ],
+        sensitivity: None,
     },
 ];
 
@@ -328,6 +364,7 @@ pub const DEMO: Preset = Preset {
             differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one; wafer's own small captures",
         },
     ],
+    sensitivity: None,
 };
 
 /// The note every reproduction prints.
@@ -407,6 +444,48 @@ impl Preset {
                 self.name
             )));
         }
+        let sizes = if quick && self.sizes.len() > 2 {
+            vec![self.sizes[0], self.sizes[self.sizes.len() - 1]]
+        } else {
+            self.sizes.to_vec()
+        };
+        self.experiment(
+            quick,
+            format!("{}: {}", self.name, self.paper),
+            have.iter().map(|s| s.to_string()).collect(),
+            &sizes,
+            self.devices.iter().map(|s| s.to_string()).collect(),
+        )
+    }
+
+    /// The sensitivity study's experiment (None without one): the claim's two
+    /// policies on the preset's traces and sizes, one device per point; `quick`: the
+    /// first trace at the smallest size (each point ages a device of its own, which
+    /// is most of the time).
+    pub fn sensitivity_plan(&self, quick: bool) -> Result<Option<(Sensitivity, Plan)>, LabError> {
+        let Some(s) = self.sensitivity else {
+            return Ok(None);
+        };
+        let c = &self.claims[s.claim];
+        let plan = self.experiment(
+            quick,
+            format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
+            vec![c.policy.to_string(), c.baseline.to_string()],
+            if quick { &self.sizes[..1] } else { self.sizes },
+            s.points.iter().map(|(_, d)| d.to_string()).collect(),
+        )?;
+        Ok(Some((s, plan)))
+    }
+
+    /// The preset's experiment with these policies and devices.
+    fn experiment(
+        &self,
+        quick: bool,
+        name: String,
+        policies: Vec<String>,
+        sizes: &[&str],
+        devices: Vec<String>,
+    ) -> Result<Plan, LabError> {
         let traces = if quick {
             &self.traces[..1]
         } else {
@@ -416,21 +495,9 @@ impl Preset {
         for t in traces {
             defs.push(TraceDef::file(locate_trace(t)?));
         }
-        let sizes: Vec<String> = if quick && self.sizes.len() > 2 {
-            vec![
-                self.sizes[0].into(),
-                self.sizes[self.sizes.len() - 1].into(),
-            ]
-        } else {
-            self.sizes.iter().map(|s| s.to_string()).collect()
-        };
-        let mut exp = Experiment::new(
-            format!("{}: {}", self.name, self.paper),
-            defs,
-            have.iter().map(|s| s.to_string()).collect(),
-            sizes,
-        );
-        exp.devices = self.devices.iter().map(|s| s.to_string()).collect();
+        let sizes = sizes.iter().map(|s| s.to_string()).collect();
+        let mut exp = Experiment::new(name, defs, policies, sizes);
+        exp.devices = devices;
         exp.aging = self.aging();
         // The lifetime view counts the dirty pages left at the end; the view without
         // them is kept beside it (`ftl_erases_before_flush`).
@@ -442,6 +509,101 @@ impl Preset {
             ..Outputs::default()
         };
         exp.plan(self.name, Path::new("."))
+    }
+
+    /// The claim of `s` measured at each of its points: a line per point with the
+    /// per-trace figures and the verdict by the usual rule, the preset's own point
+    /// and the paper's figure marked.
+    pub fn sensitivity_lines(&self, s: &Sensitivity, results: &[CellResult]) -> Vec<String> {
+        let c = &self.claims[s.claim];
+        let mut out = vec![format!(
+            "where it holds: {} ({} vs {}, {}), by {}; the preset runs {}; the paper's figure {}",
+            c.text,
+            c.policy,
+            c.baseline,
+            c.metric.name(),
+            s.axis,
+            s.preset_point,
+            c.paper.map_or("none (a direction)".into(), |p| c.show(p))
+        )];
+        for (value, device) in s.points {
+            let at = Claim {
+                device,
+                ..c.clone()
+            };
+            let m = at.measure(c.metric, results);
+            let (v, why) = at.judge(&m);
+            let traces: Vec<String> = m
+                .per_trace
+                .iter()
+                .map(|(t, f, _)| format!("{t} {}", f.map_or("n/a".into(), |f| c.show(f))))
+                .collect();
+            out.push(format!(
+                "  {} {value}{}: {}; {} ({why})",
+                s.axis,
+                if *value == s.preset_point {
+                    " (preset)"
+                } else {
+                    ""
+                },
+                traces.join("; "),
+                v.name()
+            ));
+        }
+        out
+    }
+
+    /// The figure of `s`: the claim's figure per trace against the varied parameter,
+    /// with the paper's figure as a flat line.
+    pub fn sensitivity_chart(&self, s: &Sensitivity, results: &[CellResult]) -> Chart {
+        let c = &self.claims[s.claim];
+        let pct = |v: f64| match c.form {
+            Form::Reduction => v * 100.0,
+            Form::Ratio => v,
+        };
+        let mut series: Vec<Series> = Vec::new();
+        for (i, (_, device)) in s.points.iter().enumerate() {
+            let at = Claim {
+                device,
+                ..c.clone()
+            };
+            for (t, f, _) in at.measure(c.metric, results).per_trace {
+                let Some(f) = f else { continue };
+                match series.iter_mut().find(|x| x.name == t) {
+                    Some(x) => x.points.push((i as f64, pct(f))),
+                    None => series.push(Series {
+                        name: t,
+                        points: vec![(i as f64, pct(f))],
+                    }),
+                }
+            }
+        }
+        if let Some(p) = c.paper {
+            series.push(Series {
+                name: "the paper's figure".into(),
+                points: (0..s.points.len()).map(|i| (i as f64, pct(p))).collect(),
+            });
+        }
+        Chart {
+            title: format!(
+                "{} vs {}: {} by {} (the preset runs {})",
+                c.policy,
+                c.baseline,
+                c.metric.name(),
+                s.axis,
+                s.preset_point
+            ),
+            x_label: s.axis.into(),
+            y_label: match c.form {
+                Form::Reduction => format!("{} lower by (%)", c.metric.name()),
+                Form::Ratio => format!("{} ratio", c.metric.name()),
+            },
+            categories: Some(s.points.iter().map(|(v, _)| v.to_string()).collect()),
+            kind: Kind::Line,
+            series,
+            y_from_zero: true,
+            log_y: false,
+        }
     }
 
     /// The setup table: `(aspect, the paper, wafer)` rows for `plan`.

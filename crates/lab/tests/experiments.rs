@@ -344,3 +344,31 @@ fn every_figure_kind_parses_with_its_series() {
         assert!(!report.contains(bad), "report refers outside: {bad}");
     }
 }
+
+/// The sensitivity experiment of docs/papers.md describes what the page says: the
+/// ts-clock preset's card at 1 to 64 RW log blocks, aged, flushed, compact.
+#[test]
+fn the_log_block_sensitivity_example_sweeps_the_fast_card() {
+    if wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz").is_none() {
+        return;
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/sensitivity/fast-log-blocks.toml");
+    let plan = Experiment::load(&path).unwrap();
+    let logs: Vec<Option<u32>> = plan
+        .devices
+        .iter()
+        .map(|d| match d {
+            wafer_lab::experiment::DeviceChoice::Device(_, dev) => {
+                let card = wafer_ftl::Device::from_profile("microsd-16g").unwrap();
+                assert_eq!(dev.geometry, card.geometry, "the preset's card");
+                assert_eq!(dev.latency, card.latency);
+                dev.rw_log_blocks
+            }
+            wafer_lab::experiment::DeviceChoice::None => None,
+        })
+        .collect();
+    assert_eq!(logs, [1, 2, 4, 16, 64].map(Some));
+    assert!(plan.aging.is_some() && plan.exp.flush_at_end);
+    assert_eq!(plan.address_map, wafer_ftl::AddressMap::Compact);
+}

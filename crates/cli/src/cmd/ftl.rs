@@ -89,7 +89,8 @@ pub fn address_line(mapper: &Mapper, remapped: u64, requests: u64) -> String {
 /// a usage error (with a "did you mean"); a .toml file that cannot be read or parsed
 /// is a runtime error, like a trace that cannot be.
 pub fn resolve_device(spec: &str) -> anyhow::Result<Device> {
-    if !spec.ends_with(".toml") && !PROFILES.contains(&spec) {
+    let name = spec.split_once(':').map_or(spec, |(n, _)| n);
+    if !spec.ends_with(".toml") && !PROFILES.contains(&name) {
         return Err(unknown(
             format!(
                 "unknown device `{spec}` (built-in: {}; or give a .toml file)",

@@ -70,6 +70,24 @@ pub fn reproduce(
     for l in cmp {
         writeln!(stdout, "{l}")?;
     }
+    if let Some((s, plan)) = preset.sensitivity_plan(quick)? {
+        // Where a claim holds: an experiment of its own, in its own folder, through
+        // the same runner.
+        let dir = out.join("sensitivity");
+        writeln!(stdout)?;
+        writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
+        let preface = move |results: &[wafer_lab::CellResult]| Preface {
+            lines: preset.sensitivity_lines(&s, results),
+        };
+        let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
+        let results = &done.outcome.results;
+        for l in preset.sensitivity_lines(&s, results) {
+            writeln!(stdout, "{l}")?;
+        }
+        let chart = preset.sensitivity_chart(&s, results);
+        let fig = wafer_lab::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
+        writeln!(stdout, "figure: {}", fig.display())?;
+    }
     Ok(())
 }
 
