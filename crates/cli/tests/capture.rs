@@ -178,6 +178,22 @@ fn bundled_fileserver_trace_has_the_readme_counts() {
 }
 
 #[test]
+fn bundled_page_cache_level_traces_have_the_readme_counts() {
+    // traces/README.md, issue 16: (requests, reads, writes) of each capture.
+    let traces: [(&str, (u64, u64, u64)); 6] = [
+        ("dbench.wtr", (163701, 124199, 39502)),
+        ("postmark.wtr", (107100, 66087, 41013)),
+        ("mariadb-oltp.wtr", (127472, 74979, 52493)),
+        ("pgbench.wtr", (55739, 22875, 32864)),
+        ("mem-xz.wtr", (181123, 96122, 85001)),
+        ("mem-sort.wtr", (211080, 140812, 70268)),
+    ];
+    for (name, want) in traces {
+        assert_eq!(counts(name), want, "{name}");
+    }
+}
+
+#[test]
 fn memory_capture_runs_lackey_and_writes_loads_and_stores() {
     if !have("valgrind") {
         return;
