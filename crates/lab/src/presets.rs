@@ -95,9 +95,12 @@ const GAME: &str = "mobile-pixel6a/cod_exec.csv.gz";
 /// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 (the
 /// Sorted-Clock paper, see `wafer_cache::policies::sorted_clock`) studies.
 const SQLITE: &str = "sqlite-wal.wtr";
-/// A file-server style workload (creates, appends, whole-file reads, rewrites,
-/// deletes), captured the same way (`traces/README.md`).
-const FILESERVER: &str = "fileserver.wtr";
+/// dbench's file-server load, one client, one pass of its load file, captured the same
+/// way (`traces/README.md`): paper 000's file-server workload.
+const DBENCH: &str = "dbench.wtr";
+/// MariaDB under sysbench's OLTP read-write load with an 8 MiB buffer pool, captured
+/// the same way: the stand-in for paper 000's TPC-C on MySQL.
+const MARIADB: &str = "mariadb-oltp.wtr";
 
 /// What remains different in every device study on the mobile block traces.
 const BLOCK_STAND_IN: &str = "block-layer stand-in traces (the page cache of the phone already filtered them), not the paper's page-cache traces; a simulated card, not the paper's real one";
@@ -296,11 +299,11 @@ pub const PRESETS: &[Preset] = &[
 ];
 
 /// The demo: a small TS-CLOCK-style study (paper 000's policy set on its FAST card,
-/// aged) on the two application captures bundled with wafer. Policies of the list not
+/// aged) on two page-cache-level captures bundled with wafer. Policies of the list not
 /// registered in this build are left out with a note.
 pub const DEMO: Preset = Preset {
     name: "demo",
-    paper: "a small TS-CLOCK-style study (paper 000's design) on the two application captures bundled with wafer",
+    paper: "a small TS-CLOCK-style study (paper 000's design) on two page-cache-level captures bundled with wafer: dbench's file server and MariaDB OLTP, the kinds of paper 000's Dbench and TPC-C workloads",
     policies: &[
         "lru", "clock", "cflru", "fab", "lb-clock", "ts-clock", "bua",
     ],
@@ -309,7 +312,7 @@ pub const DEMO: Preset = Preset {
     sizes: &["5%", "10%", "25%", "50%"],
     devices: &["microsd-16g"],
     // Bundled in the repository, so the demo runs from a clone alone.
-    traces: &[SQLITE, FILESERVER],
+    traces: &[DBENCH, MARIADB],
     write_miss_fetch: false,
     setup: PaperSetup {
         workload: "page-cache traces (Table II)",
@@ -328,7 +331,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
+            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
         },
         Claim {
             text: "paper 000 Fig. 8: on the FAST card, FAB erases more blocks than fine-grained management (LRU here)",
@@ -339,7 +342,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
+            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
         },
         Claim {
             text: "paper 000 Sec. IV-E: TS-CLOCK needs fewer erases than FAB",
@@ -350,7 +353,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "wafer's own small captures (system-call level), cache sizes as shares of their footprints",
+            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
         },
         Claim {
             text: "paper 000: TS-CLOCK is faster on the microSD card than CLOCK",
@@ -361,7 +364,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one; wafer's own small captures",
+            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one; dbench and MariaDB OLTP captures, not the paper's traces",
         },
     ],
     sensitivity: None,
