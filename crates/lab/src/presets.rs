@@ -589,12 +589,8 @@ impl Preset {
         }
         Chart {
             title: format!(
-                "{} vs {}: {} by {} (the preset runs {})",
-                c.policy,
-                c.baseline,
-                c.metric.name(),
-                s.axis,
-                s.preset_point
+                "{} vs {} by {} (preset: {})",
+                c.policy, c.baseline, s.axis, s.preset_point
             ),
             x_label: s.axis.into(),
             y_label: match c.form {
