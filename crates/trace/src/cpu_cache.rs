@@ -4,7 +4,7 @@
 //!
 //! Why: paper 002 (H. Lee, H. Bahn, K. G. Shin, "Page Replacement for Write References
 //! in NAND Flash Based Virtual Memory Systems", JCSE 8(3), 2014, Sec. V-A) filtered
-//! its Valgrind memory traces through a CPU cache "and also reflect[ed] the write-back
+//! its Valgrind memory traces through a CPU cache "and also reflect\[ed\] the write-back
 //! property of the cache memory", and blames that write-back for the weak temporal
 //! locality of write references it found (Sec. III). A raw lackey trace has neither
 //! effect; this adapter adds both.
