@@ -134,6 +134,8 @@ fn bad_input_exits_2_or_1_with_one_line() {
         &["--method", "shards", "--rate", "1.5"],
         &["--rate", "0.1"],
         &["--method", "shards", "--max-keys", "0"],
+        &["--exact-head", "100"],
+        &["-p", "arc", "--method", "minisim", "--exact-head", "100"],
         &["--points", "0"],
         &["--sizes", "12 apples"],
         &["-p", "nosuch"],

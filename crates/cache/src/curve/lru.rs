@@ -39,6 +39,9 @@ use crate::prepared::PreparedTrace;
 pub(crate) struct Scale {
     /// Sampling rate (1 = exact).
     pub rate: f64,
+    /// Smallest size a count lands on: 1, or one past an exact head's depth (the
+    /// sizes up to it are the head's, see [`super::head`]).
+    pub floor: u64,
 }
 
 impl Scale {
@@ -49,11 +52,12 @@ impl Scale {
     /// over about `1 / rate` values centred near `d / rate`.)
     #[inline]
     fn size(&self, d: u32) -> u64 {
-        if self.rate >= 1.0 {
+        let s = if self.rate >= 1.0 {
             u64::from(d)
         } else {
-            ((f64::from(d) / self.rate).round() as u64).max(1)
-        }
+            (f64::from(d) / self.rate).round() as u64
+        };
+        s.max(self.floor)
     }
 
     #[inline]
@@ -73,8 +77,6 @@ struct Arrays {
     wb: Vec<f64>,
     /// Dirty pages at the end from that size up.
     dirty_end: Vec<f64>,
-    /// Difference array of flush-at-end write I/Os.
-    ios_end: Vec<f64>,
     /// Resident pages trimmed, resident when measuring starts, resident at the end,
     /// by depth.
     trimmed: Vec<f64>,
@@ -88,6 +90,16 @@ fn bump(v: &mut Vec<f64>, i: u64, w: f64) {
         v.resize((i + 1).max(v.len() * 2).max(64), 0.0);
     }
     v[i] += w;
+}
+
+/// What an exact head ([`super::head`]) knows of a sampled page at a reference:
+/// whether the page is within its depth (the reference's hit is exact there) and
+/// whether its dirty interval has stayed within it (the interval's write-backs and
+/// dirty-at-end are exact there). A pass without a head knows neither.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HeadView {
+    pub resident: bool,
+    pub dirty: bool,
 }
 
 /// Counts over every access of a sampled pass (not estimated).
@@ -107,7 +119,7 @@ pub(crate) struct LruCore {
     dmax: Vec<u32>,
     /// Per page: the smallest size whose write-back of the open interval counts.
     lo: Vec<u64>,
-    started: bool,
+    pub(crate) started: bool,
     pub(crate) scale: Scale,
     a: Arrays,
     reads: f64,
@@ -125,7 +137,7 @@ impl LruCore {
             dmax: vec![0; pages as usize],
             lo: vec![1; pages as usize],
             started: false,
-            scale: Scale { rate },
+            scale: Scale { rate, floor: 1 },
             a: Arrays::default(),
             reads: 0.0,
             writes: 0.0,
@@ -152,9 +164,10 @@ impl LruCore {
     }
 
     /// The warm-up ends: sizes below the depth an open interval has reached were
-    /// written back during it; resident pages are counted.
+    /// written back during it; resident pages are counted (those an exact head
+    /// holds, `head(p)`, are its to count).
     #[cold]
-    fn start(&mut self) {
+    pub(crate) fn start(&mut self, head: &dyn Fn(u32) -> HeadView) {
         self.started = true;
         let w = self.scale.weight();
         let mut starts = Vec::new();
@@ -165,7 +178,9 @@ impl LruCore {
         });
         for (p, d) in starts {
             let s = self.size(d);
-            bump(&mut self.a.res_start, s, w);
+            if !head(p).resident {
+                bump(&mut self.a.res_start, s, w);
+            }
             let m = self.dmax[p as usize];
             if m != 0 {
                 self.lo[p as usize] = self.size(m.max(d));
@@ -173,12 +188,13 @@ impl LruCore {
         }
     }
 
-    /// Close the dirty interval of `p` whose largest depth is `m`.
+    /// Close the dirty interval of `p` whose largest depth is `m`; its write-backs
+    /// count unless an exact head counted them (`exact`).
     #[inline]
-    fn close(&mut self, p: u32, m: u32) {
-        if self.started {
+    pub(crate) fn close(&mut self, p: u32, m: u32, exact: bool) {
+        if self.started && !exact {
             let hi = self.size(m);
-            let lo = self.lo[p as usize];
+            let lo = self.lo[p as usize].max(self.scale.floor);
             if lo < hi {
                 let w = self.scale.weight();
                 bump(&mut self.a.wb, lo, w);
@@ -189,11 +205,18 @@ impl LruCore {
         self.lo[p as usize] = 1;
     }
 
-    /// A read or write of page `p`; `measured` once the warm-up is over.
+    /// A read or write of page `p`; `measured` once the warm-up is over; `head`
+    /// what an exact head knew of it just before. Returns its depth before.
     #[inline]
-    pub(crate) fn access(&mut self, p: u32, write: bool, measured: bool) {
+    pub(crate) fn access(
+        &mut self,
+        p: u32,
+        write: bool,
+        measured: bool,
+        head: HeadView,
+    ) -> Option<u32> {
         if measured && !self.started {
-            self.start();
+            self.start(&|_| HeadView::default());
         }
         let d = self.stack.access(p);
         let w = self.scale.weight();
@@ -207,7 +230,7 @@ impl LruCore {
             self.warmup_accesses += 1;
         }
         if let Some(d) = d {
-            if measured {
+            if measured && !head.resident {
                 let s = self.size(d);
                 let v = if write {
                     &mut self.a.write_hit
@@ -220,7 +243,7 @@ impl LruCore {
             if m != 0 {
                 let m = m.max(d);
                 if write {
-                    self.close(p, m);
+                    self.close(p, m, head.dirty);
                 } else {
                     self.dmax[p as usize] = m;
                 }
@@ -230,26 +253,44 @@ impl LruCore {
             // A fresh interval: the page is on top, dirty at every size.
             self.dmax[p as usize] = 1;
         }
+        d
     }
 
-    /// A trim of page `p` (`measured` as for the next access).
-    pub(crate) fn trim(&mut self, p: u32, measured: bool) {
+    /// A trim of page `p` (`measured` as for the next access; `head` as for
+    /// [`LruCore::access`]).
+    pub(crate) fn trim(&mut self, p: u32, measured: bool, head: HeadView) {
         if measured && !self.started {
-            self.start();
+            self.start(&|_| HeadView::default());
         }
         let w = self.scale.weight();
         if measured {
             self.trims += w;
         }
         let Some(d) = self.stack.trim(p) else { return };
-        if measured {
+        if measured && !head.resident {
             let s = self.size(d);
             bump(&mut self.a.trimmed, s, w);
         }
         let m = self.dmax[p as usize];
         if m != 0 {
             // The dirty data is discarded where the page is still resident.
-            self.close(p, m.max(d));
+            self.close(p, m.max(d), head.dirty);
+        }
+    }
+
+    /// Whether `p` has an open dirty interval.
+    #[inline]
+    pub(crate) fn is_dirty(&self, p: u32) -> bool {
+        self.dmax[p as usize] != 0
+    }
+
+    /// `p` has left a stack cut at depth `depth - 1` ([`super::head`]): an open
+    /// interval is written back at every size below `depth` and closed.
+    #[inline]
+    pub(crate) fn fall_off(&mut self, p: u32, depth: u32) {
+        let m = self.dmax[p as usize];
+        if m != 0 {
+            self.close(p, m.max(depth), false);
         }
     }
 
@@ -263,16 +304,14 @@ impl LruCore {
     }
 
     /// The end of the trace: open intervals close at the pages' depths; `key_of`
-    /// gives a page's key (flush-at-end merging).
-    pub(crate) fn finish(
+    /// gives a page's key (flush-at-end merging), `head` what an exact head holds.
+    pub(crate) fn tally(
         mut self,
         key_of: impl Fn(u32) -> u64,
-        totals: Option<Totals>,
-        footprint: u64,
-        cfg: &SimConfig,
-    ) -> LruCurve {
+        head: &dyn Fn(u32) -> HeadView,
+    ) -> Tally {
         if !self.started {
-            self.start();
+            self.start(head);
         }
         let w = self.scale.weight();
         let mut entries = Vec::new();
@@ -281,51 +320,122 @@ impl LruCore {
                 entries.push((p, d));
             }
         });
-        let mut dirty = Vec::new();
+        let mut dirty_keys = Vec::new();
         for (p, d) in entries {
+            let h = head(p);
             let s = self.size(d);
-            bump(&mut self.a.res_end, s, w);
+            if !h.resident {
+                bump(&mut self.a.res_end, s, w);
+            }
             let m = self.dmax[p as usize];
             if m != 0 {
                 let m = m.max(d);
                 let hi = self.size(m);
-                self.close(p, m);
-                bump(&mut self.a.dirty_end, hi, w);
-                dirty.push((key_of(p), hi));
+                self.close(p, m, h.dirty);
+                if !h.dirty {
+                    bump(&mut self.a.dirty_end, hi, w);
+                    dirty_keys.push((key_of(p), hi, w));
+                }
             }
         }
-        dirty.sort_unstable();
+        Tally {
+            a: self.a,
+            dirty_keys,
+            reads: self.reads,
+            writes: self.writes,
+            trims: self.trims,
+            warmup: self.warmup_accesses,
+            top: self.top,
+            rate: self.scale.rate,
+        }
+    }
+}
+
+/// What one pass counted, per size, before the sizes are summed up.
+#[derive(Debug)]
+pub(crate) struct Tally {
+    a: Arrays,
+    /// Pages dirty at the end: key, the smallest size they are dirty at, weight.
+    dirty_keys: Vec<(u64, u64, f64)>,
+    reads: f64,
+    writes: f64,
+    trims: f64,
+    warmup: u64,
+    top: u64,
+    rate: f64,
+}
+
+impl Tally {
+    /// Add the counts of a sample whose sizes lie above this exact head's; the
+    /// totals stay the head's, which saw every access.
+    pub(crate) fn add_sample(&mut self, s: Tally) {
+        let add = |to: &mut Vec<f64>, from: Vec<f64>| {
+            if from.len() > to.len() {
+                to.resize(from.len(), 0.0);
+            }
+            to.iter_mut().zip(from).for_each(|(t, f)| *t += f);
+        };
+        add(&mut self.a.read_hit, s.a.read_hit);
+        add(&mut self.a.write_hit, s.a.write_hit);
+        add(&mut self.a.wb, s.a.wb);
+        add(&mut self.a.dirty_end, s.a.dirty_end);
+        self.dirty_keys.extend(s.dirty_keys);
+        add(&mut self.a.trimmed, s.a.trimmed);
+        add(&mut self.a.res_start, s.a.res_start);
+        add(&mut self.a.res_end, s.a.res_end);
+        self.top = self.top.max(s.top);
+        self.rate = s.rate;
+    }
+
+    /// Totals counted over every access of a sampled pass replace the sample's
+    /// estimates of them, and the difference goes to the hits at the smallest size
+    /// (the SHARDS paper's SHARDS_adj, see [`super::shards`]): the sampled misses keep
+    /// their weight `1 / rate`, so a hot page that happens to be in (or out of) the
+    /// sample moves the hits at the smallest size, not the misses at every size.
+    pub(crate) fn adjust(&mut self, t: Totals) {
+        bump(&mut self.a.read_hit, 1, t.reads as f64 - self.reads);
+        bump(&mut self.a.write_hit, 1, t.writes as f64 - self.writes);
+        self.count(t);
+    }
+
+    /// The sample's estimates of the totals give way to the totals counted over
+    /// every access, and its hits and write-backs scale with them: for fixed-size
+    /// SHARDS, whose rate changes during the pass, the sample's hit ratio is kept
+    /// rather than [`Tally::adjust`]ed (on the test's skewed trace the adjustment
+    /// put a 3-point offset on the whole curve, the ratio under 1 point).
+    pub(crate) fn rescale(&mut self, t: Totals) {
+        let f = |truth: u64, est: f64| if est > 0.0 { truth as f64 / est } else { 1.0 };
+        let (fr, fw) = (f(t.reads, self.reads), f(t.writes, self.writes));
+        let scale = |v: &mut Vec<f64>, by: f64| v.iter_mut().for_each(|x| *x *= by);
+        scale(&mut self.a.read_hit, fr);
+        scale(&mut self.a.write_hit, fw);
+        scale(&mut self.a.wb, fw);
+        self.count(t);
+    }
+
+    /// Take the totals counted over every access (an exact head saw them all).
+    pub(crate) fn count(&mut self, t: Totals) {
+        self.reads = t.reads as f64;
+        self.writes = t.writes as f64;
+        self.trims = t.trims as f64;
+        self.warmup = t.warmup;
+    }
+
+    /// The curve: prefix sums up to `footprint` (or the largest size seen).
+    pub(crate) fn curve(mut self, footprint: u64, cfg: &SimConfig) -> LruCurve {
+        // Flush-at-end write I/Os: a page dirty at the end is one write from the
+        // size it is dirty at up, merged with its key's predecessor where both are.
+        let mut ios_end = Vec::new();
+        self.dirty_keys.sort_unstable_by_key(|&(k, _, _)| k);
         let mut prev: Option<(u64, u64)> = None;
-        for &(k, m) in &dirty {
-            bump(&mut self.a.ios_end, m, w);
+        for &(k, m, w) in &self.dirty_keys {
+            bump(&mut ios_end, m, w);
             if let Some((pk, pm)) = prev {
                 if pk.wrapping_add(1) == k {
-                    bump(&mut self.a.ios_end, m.max(pm), -w);
+                    bump(&mut ios_end, m.max(pm), -w);
                 }
             }
             prev = Some((k, m));
-        }
-        // Totals are known exactly on a sampled pass. The sample's ratios are kept:
-        // hits scale by the true reads (writes) over the sample's estimate of them,
-        // write-backs by the writes, so that a sample that drew more or fewer
-        // references than its share (a hot page in or out of it) does not shift the
-        // whole curve. (The paper's SHARDS_adj adds the shortfall as hits at the
-        // smallest distance instead: it keeps the sampled misses, and then misses at
-        // every size carry the same offset.) Page counts (resident, dirty at the
-        // end) keep their 1 / rate weights.
-        let (mut reads, mut writes) = (self.reads, self.writes);
-        let (mut trims, mut warmup) = (self.trims, self.warmup_accesses);
-        if let Some(t) = totals {
-            let f = |truth: u64, est: f64| if est > 0.0 { truth as f64 / est } else { 1.0 };
-            let (fr, fw) = (f(t.reads, reads), f(t.writes, writes));
-            let scale = |v: &mut Vec<f64>, by: f64| v.iter_mut().for_each(|x| *x *= by);
-            scale(&mut self.a.read_hit, fr);
-            scale(&mut self.a.write_hit, fw);
-            scale(&mut self.a.wb, fw);
-            reads = t.reads as f64;
-            writes = t.writes as f64;
-            trims = t.trims as f64;
-            warmup = t.warmup;
         }
         let top = self.top.max(footprint).max(1);
         let n = top as usize + 2;
@@ -344,16 +454,16 @@ impl LruCore {
             write_hits: cum(&self.a.write_hit),
             page_writes: cum(&self.a.wb),
             dirty_at_end: cum(&self.a.dirty_end),
-            write_ios_at_end: cum(&self.a.ios_end),
+            write_ios_at_end: cum(&ios_end),
             trimmed: cum(&self.a.trimmed),
             res_start: cum(&self.a.res_start),
             res_end: cum(&self.a.res_end),
-            reads,
-            writes,
-            trims,
-            warmup_accesses: warmup,
+            reads: self.reads,
+            writes: self.writes,
+            trims: self.trims,
+            warmup_accesses: self.warmup,
             footprint: footprint.max(1),
-            rate: self.scale.rate,
+            rate: self.rate,
             cfg: *cfg,
         }
     }
@@ -467,10 +577,10 @@ pub fn exact(
     for (&page, &op) in t.pages().iter().zip(t.ops()) {
         let measured = index >= cfg.warmup;
         if op == Op::Trim {
-            core.trim(page, measured);
+            core.trim(page, measured, HeadView::default());
             continue;
         }
-        core.access(page, op == Op::Write, measured);
+        core.access(page, op == Op::Write, measured, HeadView::default());
         index += 1;
         if index % (1 << 16) == 0 {
             progress(index);
@@ -478,7 +588,9 @@ pub fn exact(
     }
     progress(index);
     let keys = t.keys();
-    Ok(core.finish(|p| keys[p as usize], None, u64::from(t.universe()), cfg))
+    Ok(core
+        .tally(|p| keys[p as usize], &|_| HeadView::default())
+        .curve(u64::from(t.universe()), cfg))
 }
 
 #[cfg(test)]

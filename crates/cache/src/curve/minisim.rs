@@ -289,6 +289,7 @@ mod tests {
             unit: SampleUnit::Block,
             seed: 3,
             max_keys: None,
+            exact_head: 0,
         };
         let a = sample(&t, &cfg, &s).unwrap();
         let b = sample(&t, &cfg, &s).unwrap();

@@ -15,6 +15,7 @@
 //! Sampling ([`Sampling`]) hashes the page key, or its erase block's key so that the
 //! sample keeps whole blocks (what block-level policies and write-back bursts need).
 
+mod head;
 pub mod lru;
 pub mod minisim;
 pub mod shards;
@@ -70,6 +71,10 @@ pub struct Sampling {
     pub unit: SampleUnit,
     /// Seed of the hash.
     pub seed: u64,
+    /// SHARDS: depth of the exact head in pages (0 = none): every access goes
+    /// through an LRU stack cut at this depth, which gives the sizes up to it
+    /// exactly (see [`Sampling::default_head`]).
+    pub exact_head: u32,
 }
 
 impl Default for Sampling {
@@ -79,11 +84,22 @@ impl Default for Sampling {
             max_keys: None,
             unit: SampleUnit::Page,
             seed: 0,
+            exact_head: Sampling::default_head(0.01),
         }
     }
 }
 
 impl Sampling {
+    /// The default exact head of a rate: `100 / rate` pages, where the sample's
+    /// relative error (about `1 / sqrt(distance x rate)`) falls to 10%, and at most
+    /// 65,536 (a head that stays in the processor's caches).
+    pub fn default_head(rate: f64) -> u32 {
+        if rate >= 1.0 {
+            return 0;
+        }
+        (100.0 / rate).ceil().min(65_536.0) as u32
+    }
+
     /// Check the rate and size.
     pub fn validate(&self) -> Result<(), crate::SimError> {
         if !(self.rate > 0.0 && self.rate <= 1.0) {

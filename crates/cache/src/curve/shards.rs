@@ -14,19 +14,27 @@
 //! weight `1 / rate` of that moment, which is the paper's rescaling of the histogram
 //! by `R_new / R_old` followed by the final scaling by `1 / R`.
 //!
-//! The totals (reads, writes, trims) are counted over every access, not estimated,
-//! and the sample's hit and write-back ratios applied to them (see
-//! [`super::lru`]'s accumulator for why not the paper's SHARDS_adj).
+//! The totals (reads, writes, trims) are counted over every access, not estimated.
+//! The sampled misses keep their weight and the hits take the rest (the paper's
+//! SHARDS_adj: the difference between the references the sample should have drawn
+//! and those it drew goes to the smallest distance). Weighting the sample's hit
+//! ratio instead lets one hot page that happens to be sampled shift the whole curve:
+//! on a phone trace with a million pages that was a 7-point offset at every size.
 //!
-//! Memory: the sampled pages only (a hash map of their keys and the stack); every
-//! other access costs one hash and one comparison.
+//! An exact head ([`super::head`], `Sampling::exact_head` pages) sees every access
+//! and gives the sizes up to its depth exactly; the sample then adds only what lies
+//! beyond the head: hits at larger distances, write-backs of intervals that left it.
+//!
+//! Memory: the sampled pages (a hash map of their keys and the stack) and the head;
+//! every other access costs one hash, one comparison and the head's update.
 
 use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 use wafer_trace::{Op, RequestReader};
 
-use super::lru::{LruCore, LruCurve, Totals};
+use super::head::Head;
+use super::lru::{HeadView, LruCore, LruCurve, Totals};
 use super::{SampleUnit, Sampling};
 use crate::engine::{Input, SimConfig};
 use crate::error::SimError;
@@ -170,6 +178,7 @@ impl Sampler {
 struct Count {
     t: Totals,
     index: u64,
+    started: bool,
 }
 
 impl Count {
@@ -199,14 +208,36 @@ impl Count {
 
 /// One event of the trace.
 #[inline]
-fn step(s: &mut Sampler, c: &mut Count, key: u64, op: Op, warmup: u64) {
+fn step(s: &mut Sampler, head: &mut Option<Head>, c: &mut Count, key: u64, op: Op, warmup: u64) {
     let measured = c.event(op, warmup);
+    if measured && !c.started {
+        start(s, head, c);
+    }
+    let view = match head {
+        Some(h) if op == Op::Trim => h.trim(key, measured),
+        Some(h) => h.access(key, op == Op::Write, measured),
+        None => HeadView::default(),
+    };
     if let Some(id) = s.id(key) {
         if op == Op::Trim {
-            s.core.trim(id, measured);
+            s.core.trim(id, measured, view);
         } else {
-            s.core.access(id, op == Op::Write, measured);
+            s.core.access(id, op == Op::Write, measured, view);
         }
+    }
+}
+
+/// The warm-up ends: the head and the sample start measuring at the same access.
+#[cold]
+fn start(s: &mut Sampler, head: &mut Option<Head>, c: &mut Count) {
+    c.started = true;
+    let keys = &s.keys;
+    match head {
+        Some(h) => {
+            h.start();
+            s.core.start(&|p| h.view(keys[p as usize]));
+        }
+        None => s.core.start(&|_| HeadView::default()),
     }
 }
 
@@ -219,6 +250,11 @@ pub fn lru(
 ) -> Result<LruCurve, SimError> {
     sampling.validate()?;
     let mut s = Sampler::new(sampling, cfg);
+    let mut head = (sampling.exact_head > 0).then(|| Head::new(sampling.exact_head));
+    if head.is_some() {
+        // The sizes up to the head's depth are the head's.
+        s.core.scale.floor = u64::from(sampling.exact_head) + 1;
+    }
     let mut c = Count::default();
     let known_footprint = match input {
         Input::Prepared(t) => {
@@ -231,7 +267,7 @@ pub fn lru(
             }
             let keys = t.keys();
             for (i, (&p, &op)) in t.pages().iter().zip(t.ops()).enumerate() {
-                step(&mut s, &mut c, keys[p as usize], op, cfg.warmup);
+                step(&mut s, &mut head, &mut c, keys[p as usize], op, cfg.warmup);
                 if i % (1 << 18) == 0 {
                     progress(c.index);
                 }
@@ -239,7 +275,7 @@ pub fn lru(
             Some(u64::from(t.universe()))
         }
         Input::Stream(r) => {
-            stream(r, &mut s, &mut c, cfg, progress)?;
+            stream(r, &mut s, &mut head, &mut c, cfg, progress)?;
             None
         }
     };
@@ -247,13 +283,31 @@ pub fn lru(
     let rate = s.core.scale.rate;
     let footprint = known_footprint.unwrap_or_else(|| (s.live_pages as f64 / rate).round() as u64);
     let keys = s.keys;
-    Ok(s.core
-        .finish(|p| keys[p as usize], Some(c.t), footprint, cfg))
+    let tally = match head {
+        Some(h) => {
+            let (mut t, views) = h.finish();
+            let view = |p: u32| views.get(&keys[p as usize]).copied().unwrap_or_default();
+            t.add_sample(s.core.tally(|p| keys[p as usize], &view));
+            t.count(c.t);
+            t
+        }
+        None => {
+            let mut t = s.core.tally(|p| keys[p as usize], &|_| HeadView::default());
+            if sampling.max_keys.is_some() {
+                t.rescale(c.t);
+            } else {
+                t.adjust(c.t);
+            }
+            t
+        }
+    };
+    Ok(tally.curve(footprint, cfg))
 }
 
 fn stream(
     r: &mut dyn RequestReader,
     s: &mut Sampler,
+    head: &mut Option<Head>,
     c: &mut Count,
     cfg: &SimConfig,
     progress: &mut dyn FnMut(u64),
@@ -262,7 +316,7 @@ fn stream(
     let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     while r.read_batch(&mut batch)? {
         for req in &batch {
-            gran.for_each_key(req, |key| step(s, c, key, req.op, cfg.warmup));
+            gran.for_each_key(req, |key| step(s, head, c, key, req.op, cfg.warmup));
         }
         progress(c.index);
     }
@@ -324,12 +378,15 @@ mod tests {
         let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
         let ex = exact(&t, &cfg, &mut |_| {}).unwrap();
         for unit in [SampleUnit::Page, SampleUnit::Block] {
-            for max_keys in [None, Some(4000)] {
+            for (max_keys, exact_head) in
+                [(None, 0), (Some(4000), 0), (None, 1000), (Some(4000), 1000)]
+            {
                 let s = Sampling {
                     rate: 0.1,
                     max_keys,
                     unit,
                     seed: 7,
+                    exact_head,
                 };
                 let a = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
                 let b = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
@@ -345,12 +402,11 @@ mod tests {
                 }
                 let err = mae(&a, &ex, t.universe());
                 // A block sample has 16 times fewer independent keys.
-                let bound = if unit == SampleUnit::Page {
-                    0.01
-                } else {
-                    0.025
-                };
-                assert!(err < bound, "{unit:?} {max_keys:?}: MAE {err}");
+                let bound = if unit == SampleUnit::Page { 0.01 } else { 0.03 };
+                assert!(
+                    err < bound,
+                    "{unit:?} {max_keys:?} head {exact_head}: MAE {err}"
+                );
                 let other = lru(
                     Input::Prepared(&t),
                     &cfg,
@@ -358,7 +414,7 @@ mod tests {
                     &mut |_| {},
                 )
                 .unwrap();
-                assert_ne!(other.metrics(1000), a.metrics(1000), "the seed matters");
+                assert_ne!(other.metrics(10_000), a.metrics(10_000), "the seed matters");
             }
         }
     }
@@ -380,6 +436,66 @@ mod tests {
         let sh = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
         for size in [1, 5, 50, 500, 5000, t.universe()] {
             assert_eq!(sh.metrics(size), ex.metrics(size), "size {size}");
+        }
+    }
+
+    /// Random traces with multi-page requests, two devices, trims, warm-up,
+    /// write-miss fetch and flush-at-end: at every size up to the exact head's depth
+    /// the sampled curve equals the exact one, and with a head as deep as the
+    /// footprint it equals it everywhere.
+    #[test]
+    fn the_exact_head_is_exact_up_to_its_depth() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(21);
+        for round in 0..30 {
+            let n = rng.gen_range(200..3000);
+            let span = rng.gen_range(8..400u64);
+            let reqs: Vec<Request> = (0..n)
+                .map(|i| Request {
+                    time_ns: i,
+                    offset: rng.gen_range(0..span) * 4096,
+                    len: rng.gen_range(1..4) * 4096,
+                    dev: rng.gen_range(0..2),
+                    op: match rng.gen_range(0..12) {
+                        0..=5 => Op::Read,
+                        6..=10 => Op::Write,
+                        _ => Op::Trim,
+                    },
+                })
+                .collect();
+            let cfg = SimConfig {
+                warmup: if round % 3 == 0 {
+                    rng.gen_range(0..n)
+                } else {
+                    0
+                },
+                write_miss_fetch: round % 2 == 1,
+                flush_at_end: round % 4 < 2,
+                ..SimConfig::default()
+            };
+            let t = PreparedTrace::from_requests(cfg.granularity, &reqs).unwrap();
+            let ex = exact(&t, &cfg, &mut |_| {}).unwrap();
+            for head in [1, 7, 60, t.universe()] {
+                let s = Sampling {
+                    rate: 0.3,
+                    seed: round,
+                    exact_head: head,
+                    ..Sampling::default()
+                };
+                let sh = lru(Input::Prepared(&t), &cfg, &s, &mut |_| {}).unwrap();
+                let top = if head >= t.universe() {
+                    t.universe() + 1
+                } else {
+                    head
+                };
+                for c in 1..=top {
+                    assert_eq!(
+                        sh.metrics(c),
+                        ex.metrics(c),
+                        "round {round}, head {head}, size {c}"
+                    );
+                }
+            }
         }
     }
 

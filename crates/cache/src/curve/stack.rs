@@ -95,6 +95,13 @@ impl Stack {
         }
         let s = self.slot[page as usize];
         let depth = (s != 0).then(|| self.depth_of_slot(s - 1));
+        // Holes dropped off the bottom ([`Stack::drop_bottom`]) leave stale slots.
+        while let Some(&h) = self.holes.peek() {
+            if self.owner[h as usize] == HOLE {
+                break;
+            }
+            self.holes.pop();
+        }
         match self.holes.peek() {
             // The most recent hole is above the page (or the page is new): the
             // entries above the hole shift down into it; the page's entry, if any,
@@ -140,6 +147,34 @@ impl Stack {
             if s != 0 {
                 self.unmark(s - 1);
                 self.slot[page as usize] = 0;
+            }
+        }
+    }
+
+    /// Take the deepest entry out of the stack (a bounded stack keeping only its
+    /// top): the page it held, or `None` for a hole or an empty stack.
+    pub fn drop_bottom(&mut self) -> Option<u32> {
+        if self.live == 0 {
+            return None;
+        }
+        // The first marked slot: descend the tree for a prefix sum of 1.
+        let n = self.tree.len();
+        let mut pos = 0usize;
+        let mut step = (n - 1).next_power_of_two();
+        while step > 0 {
+            if pos + step < n && self.tree[pos + step] == 0 {
+                pos += step;
+            }
+            step >>= 1;
+        }
+        let s = pos as u32;
+        let owner = self.owner[s as usize];
+        self.unmark(s);
+        match owner {
+            HOLE => None,
+            p => {
+                self.slot[p as usize] = 0;
+                Some(p)
             }
         }
     }
@@ -310,6 +345,43 @@ mod tests {
                 (Entry::Page(0), 3)
             ]
         );
+    }
+
+    /// A stack cut at depth 20 keeps the model's top 20 entries, holes included.
+    #[test]
+    fn a_bounded_stack_is_the_models_top() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let mut s = Stack::new(300);
+        let mut m = Model::default();
+        for i in 0..40_000 {
+            let p = rng.gen_range(0..300u32);
+            if rng.gen_range(0..8) == 0 {
+                let want = m.trim(p).filter(|&d| d <= 20);
+                assert_eq!(s.trim(p), want, "step {i}");
+            } else {
+                let want = m.access(p).filter(|&d| d <= 20);
+                assert_eq!(s.access(p), want, "step {i}");
+            }
+            while s.len() > 20 {
+                let want = match m.0[20] {
+                    Some(q) if s.contains(q) => Some(q),
+                    _ => None,
+                };
+                assert_eq!(s.drop_bottom(), want, "step {i}");
+                if let Some(q) = want {
+                    assert_eq!(s.depth(q), None);
+                }
+            }
+            let mut got = vec![];
+            s.walk(|e, _| {
+                got.push(match e {
+                    Entry::Page(p) => Some(p),
+                    Entry::Hole => None,
+                })
+            });
+            assert_eq!(got[..], m.0[..got.len()], "step {i}");
+        }
     }
 
     /// Random accesses and trims against the model, across compactions.

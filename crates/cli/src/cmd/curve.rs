@@ -78,6 +78,11 @@ pub struct Args {
     /// Seed of the sampling hash.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// SHARDS: depth in pages of the exact head, an LRU stack every access goes
+    /// through that gives the sizes up to it exactly (default: 100 / rate, at most
+    /// 65,536; 0 = sample only).
+    #[arg(long, value_name = "PAGES")]
+    pub exact_head: Option<u32>,
     /// Sizes to report, log-spaced from 1 page to the footprint (both included).
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub points: usize,
@@ -201,6 +206,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "--rate, --max-keys and --sample-unit apply to --method shards and minisim only",
         ));
     }
+    if args.exact_head.is_some() && !jobs.iter().any(|j| j.1 == Method::Shards) {
+        return Err(usage("--exact-head applies to --method shards only"));
+    }
     if args.max_keys == Some(0) {
         return Err(usage("--max-keys: the sample must keep at least one key"));
     }
@@ -227,6 +235,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             _ => SampleUnit::Page,
         },
         seed: args.seed,
+        exact_head: args
+            .exact_head
+            .unwrap_or_else(|| Sampling::default_head(rate)),
     };
     let cfg = SimConfig {
         granularity,
