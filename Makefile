@@ -24,8 +24,8 @@ test-python: python-ext
 	$(MAKE) python-tests
 
 python-tests:
-	$(VENV)/bin/ruff check python examples/notebook.py
-	$(VENV)/bin/ruff format --check python examples/notebook.py
+	$(VENV)/bin/ruff check python examples/notebook.py bench
+	$(VENV)/bin/ruff format --check python examples/notebook.py bench
 	$(VENV)/bin/python -m pytest -q -rs
 
 lint:

@@ -21,6 +21,7 @@ fn csv_columns_and_exact_rows_match_sim() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("c.csv");
     let svg = dir.path().join("c.svg");
+    let writes = dir.path().join("w.svg");
     wafer()
         .args(["curve", "-t"])
         .arg(sqlite())
@@ -29,6 +30,8 @@ fn csv_columns_and_exact_rows_match_sim() {
         .arg(&csv)
         .arg("--plot")
         .arg(&svg)
+        .arg("--plot-writes")
+        .arg(&writes)
         .assert()
         .success()
         .stdout(predicate::str::contains("1582 distinct pages"));
@@ -65,6 +68,8 @@ fn csv_columns_and_exact_rows_match_sim() {
     assert_eq!(rows.len(), 2 * exact.len());
     let svg = std::fs::read_to_string(&svg).unwrap();
     assert!(svg.contains("lru (exact)") && svg.contains("lru (shards)"));
+    let writes = std::fs::read_to_string(&writes).unwrap();
+    assert!(writes.contains("Write-backs by cache size") && writes.contains("lru (exact)"));
     // wafer sim at one of the sizes.
     let r = exact[2];
     let out = wafer()

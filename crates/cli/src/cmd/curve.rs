@@ -50,6 +50,7 @@ pub enum UnitArg {
   wafer curve -t trace.wtr --csv lru.csv --plot lru.svg
   wafer curve -t trace.wtr -p lru --method exact,shards --rate 0.01 --plot mrc.svg
   wafer curve -t trace.wtr -p lru,arc,ts-clock --method minisim --rate 0.05 --sample-unit block
+  wafer curve -t trace.wtr -p lru,cflru,fab,ts-clock --method minisim --rate 0.1 --plot-writes wb.svg
   wafer curve -t trace.wtr --sizes 1000p,5%,64MiB --flush-at-end --json
 Policies and their parameters: wafer policies")]
 pub struct Args {
@@ -101,6 +102,10 @@ pub struct Args {
     /// Draw the miss-ratio curves (SVG) to this file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Draw the write-back curves (SVG) to this file: storage page writes per
+    /// access (write-backs, block padding, and the end flush with --flush-at-end).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot_writes: Option<PathBuf>,
 }
 
 /// One row: a policy, a method, a cache size.
@@ -223,7 +228,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let unit = granularity.unit();
     let ppb = settings.pages_per_block.get();
-    for out in [&args.csv, &args.plot].into_iter().flatten() {
+    for out in [&args.csv, &args.plot, &args.plot_writes]
+        .into_iter()
+        .flatten()
+    {
         refuse_input_as_output(out, &[&args.trace])?;
     }
     let opts = args.source.read_options()?;
@@ -372,8 +380,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(p) = &args.csv {
         wafer_trace::export::write_atomic(p, csv(&rows).as_bytes())?;
     }
-    if let Some(p) = &args.plot {
-        wafer_trace::export::write_atomic(p, chart(&rows, &args.trace).svg().as_bytes())?;
+    for (p, curve) in [
+        (&args.plot, Curve::MissRatio),
+        (&args.plot_writes, Curve::WriteBacks),
+    ] {
+        if let Some(p) = p {
+            let svg = chart(&rows, &args.trace, curve).svg();
+            wafer_trace::export::write_atomic(p, svg.as_bytes())?;
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -467,7 +481,15 @@ fn csv(rows: &[Row]) -> String {
 }
 
 /// Miss ratio against log10 of the cache size, one series per policy and method.
-fn chart(rows: &[Row], trace: &std::path::Path) -> Chart {
+/// What a figure plots against the cache size.
+#[derive(Clone, Copy)]
+enum Curve {
+    MissRatio,
+    /// Storage page writes (write-backs, block padding, the end flush) per access.
+    WriteBacks,
+}
+
+fn chart(rows: &[Row], trace: &std::path::Path, curve: Curve) -> Chart {
     let mut series: Vec<Series> = Vec::new();
     for r in rows {
         let name = format!("{} ({})", r.policy, r.method.name());
@@ -475,9 +497,13 @@ fn chart(rows: &[Row], trace: &std::path::Path) -> Chart {
         if m.accesses == 0 {
             continue;
         }
+        let y = match curve {
+            Curve::MissRatio => m.misses,
+            Curve::WriteBacks => m.page_writes + m.pad_writes + m.writes_at_end,
+        };
         let pt = (
             f64::from(r.cache_pages).log10(),
-            m.misses as f64 / m.accesses as f64,
+            y as f64 / m.accesses as f64,
         );
         match series.iter_mut().find(|s| s.name == name) {
             Some(s) => s.points.push(pt),
@@ -487,15 +513,19 @@ fn chart(rows: &[Row], trace: &std::path::Path) -> Chart {
             }),
         }
     }
+    let (what, y_label) = match curve {
+        Curve::MissRatio => ("Miss ratio", "miss ratio"),
+        Curve::WriteBacks => ("Write-backs", "storage page writes per access"),
+    };
     Chart {
         title: format!(
-            "Miss ratio by cache size: {}",
+            "{what} by cache size: {}",
             trace
                 .file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned())
         ),
         x_label: "cache size (log10 pages)".into(),
-        y_label: "miss ratio".into(),
+        y_label: y_label.into(),
         categories: None,
         kind: Kind::Line,
         series,
