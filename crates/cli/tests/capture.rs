@@ -194,6 +194,32 @@ fn bundled_page_cache_level_traces_have_the_readme_counts() {
 }
 
 #[test]
+fn bundled_page_cache_level_traces_have_the_readme_reference_shares() {
+    // traces/README.md, "Is it page-cache-level?": (page writes, overwrites, page
+    // reads, re-reads, sequential write requests) as `wafer trace info` counts them.
+    let traces: [(&str, [u64; 5]); 6] = [
+        ("dbench.wtr", [259661, 253703, 394718, 394702, 11620]),
+        ("postmark.wtr", [43947, 3387, 66087, 66087, 35828]),
+        ("mariadb-oltp.wtr", [361945, 348507, 308350, 297067, 4175]),
+        ("pgbench.wtr", [87655, 41017, 45540, 21847, 874]),
+        ("mem-xz.wtr", [85001, 81246, 96122, 92269, 100]),
+        ("mem-sort.wtr", [70268, 69844, 140812, 140326, 3060]),
+    ];
+    for (name, want) in traces {
+        let v = info(&bundled(name));
+        let got = [
+            "page_writes",
+            "page_overwrites",
+            "page_reads",
+            "page_rereads",
+            "sequential_writes",
+        ]
+        .map(|k| v[k].as_u64().unwrap());
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
 fn memory_capture_runs_lackey_and_writes_loads_and_stores() {
     if !have("valgrind") {
         return;

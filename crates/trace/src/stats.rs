@@ -6,6 +6,11 @@
 //!   [`Granularity`]: `Page` counts pages of the given size, `Record` counts record
 //!   keys (one per request, libCacheSim's object view). Trims move no data and
 //!   touch no page; zero-length requests touch none either.
+//! * Re-references, which tell a page-cache-level trace (applications' reads and
+//!   writes, before any cache) from a block-layer one (already filtered by the
+//!   kernel's page cache): the share of page writes that overwrite a page written
+//!   before, of page reads that re-read a page accessed before, and of write
+//!   requests that start where the previous write on the device ended (sequential).
 //! * Write range: the address span of the writes as paper 000 (TS-CLOCK, Kang, Min,
 //!   Eom, IEEE MASCOTS 2014, Table II) reports it,
 //!   `max(offset + len) - min(offset)` over all writes, in bytes, whatever the device
@@ -104,6 +109,16 @@ pub struct TraceStats {
     pub pages_written: u64,
     /// Distinct pages (or record keys) read or written: the footprint.
     pub pages_total: u64,
+    /// Page writes (a write request of `n` pages counts `n`).
+    pub page_writes: u64,
+    /// Page writes to a page written before.
+    pub page_overwrites: u64,
+    /// Page reads.
+    pub page_reads: u64,
+    /// Page reads of a page read or written before.
+    pub page_rereads: u64,
+    /// Write requests that start where the previous write on their device ended.
+    pub sequential_writes: u64,
     /// Footprint in bytes (`pages_total * unit_bytes`).
     pub footprint_bytes: u64,
     /// Lowest byte written, if any write.
@@ -194,6 +209,11 @@ pub struct StatsBuilder {
     ops: [OpCount; 3],
     /// Page key -> bit 0 read, bit 1 written.
     pages: FxHashMap<u64, u8>,
+    /// Page reads, re-reads, writes, overwrites.
+    refs: [u64; 4],
+    sequential_writes: u64,
+    /// Per device: where its last write ended.
+    write_ends: FxHashMap<u32, u64>,
     write_min: u64,
     write_end: u64,
     sizes: [u64; 33],
@@ -218,6 +238,9 @@ impl StatsBuilder {
             requests: 0,
             ops: [OpCount::default(); 3],
             pages: FxHashMap::default(),
+            refs: [0; 4],
+            sequential_writes: 0,
+            write_ends: FxHashMap::default(),
             write_min: u64::MAX,
             write_end: 0,
             sizes: [0; 33],
@@ -269,21 +292,30 @@ impl StatsBuilder {
             Op::Read => 1u8,
             Op::Write => {
                 if r.len > 0 {
+                    let end = r.offset.saturating_add(len);
                     self.write_min = self.write_min.min(r.offset);
-                    self.write_end = self.write_end.max(r.offset.saturating_add(len));
+                    self.write_end = self.write_end.max(end);
+                    if self.write_ends.insert(r.dev, end) == Some(r.offset) {
+                        self.sequential_writes += 1;
+                    }
                 }
                 2
             }
             Op::Trim => return,
         };
-        let pages = &mut self.pages;
+        let (pages, refs) = (&mut self.pages, &mut self.refs);
+        // refs[0..2]: reads, re-reads; refs[2..4]: writes, overwrites.
+        let base = usize::from(bit == 2) * 2;
+        let mut touch = |k: u64| {
+            let b = pages.entry(k).or_insert(0);
+            let again = if bit == 2 { *b & 2 != 0 } else { *b != 0 };
+            refs[base] += 1;
+            refs[base + 1] += u64::from(again);
+            *b |= bit;
+        };
         match self.gran {
-            Granularity::Record => {
-                *pages.entry(page_key(r.dev, r.offset / SECTOR)).or_insert(0) |= bit;
-            }
-            Granularity::Page { .. } => self
-                .gran
-                .for_each_key(r, |k| *pages.entry(k).or_insert(0) |= bit),
+            Granularity::Record => touch(page_key(r.dev, r.offset / SECTOR)),
+            Granularity::Page { .. } => self.gran.for_each_key(r, touch),
         }
     }
 
@@ -331,6 +363,11 @@ impl StatsBuilder {
             pages_read: read,
             pages_written: written,
             pages_total: total,
+            page_reads: self.refs[0],
+            page_rereads: self.refs[1],
+            page_writes: self.refs[2],
+            page_overwrites: self.refs[3],
+            sequential_writes: self.sequential_writes,
             footprint_bytes: total.saturating_mul(unit),
             write_min: has_writes.then_some(self.write_min),
             write_end: has_writes.then_some(self.write_end),
@@ -395,6 +432,23 @@ mod tests {
             dev: 0,
             op,
         }
+    }
+
+    /// Hand-worked: W 0-8K, W 8K-12K (sequential), W 0-4K (overwrites page 0),
+    /// R page 0 (re-read: written before), R page 10 (first), R page 10 (re-read).
+    #[test]
+    fn counts_overwrites_rereads_and_sequential_writes() {
+        let mut b = StatsBuilder::new(Granularity::default());
+        b.add(&r(1, 0, 8192, Op::Write));
+        b.add(&r(2, 8192, 4096, Op::Write));
+        b.add(&r(3, 0, 4096, Op::Write));
+        b.add(&r(4, 0, 4096, Op::Read));
+        b.add(&r(5, 40960, 4096, Op::Read));
+        b.add(&r(6, 40960, 4096, Op::Read));
+        let s = b.finish();
+        assert_eq!((s.page_writes, s.page_overwrites), (4, 1));
+        assert_eq!((s.page_reads, s.page_rereads), (3, 2));
+        assert_eq!(s.sequential_writes, 1);
     }
 
     #[test]

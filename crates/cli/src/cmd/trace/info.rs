@@ -1,6 +1,7 @@
 //! `wafer trace info`: summary statistics of a trace (issue 2, item 5), computed by
 //! [`wafer_trace::stats`]: requests, reads / writes / trims (count and bytes), distinct
-//! pages read / written / total (footprint), write range (paper 000, TS-CLOCK: Kang,
+//! pages read / written / total (footprint), overwrites, re-reads and sequential
+//! writes (page-cache-level or block-layer), write range (paper 000, TS-CLOCK: Kang,
 //! Min, Eom, IEEE MASCOTS 2014, Table II), request size histogram, duration,
 //! inter-arrival summary, devices. A table for people, `--json` for programs.
 
@@ -169,6 +170,27 @@ fn table(r: &Report) -> String {
         "  total       {} (footprint {})",
         s.pages_total,
         format_size(s.footprint_bytes)
+    );
+    let _ = writeln!(
+        o,
+        "overwrites    {} of {} {unit} written ({})",
+        s.page_overwrites,
+        s.page_writes,
+        pct(s.page_overwrites, s.page_writes)
+    );
+    let _ = writeln!(
+        o,
+        "re-reads      {} of {} {unit} read ({})",
+        s.page_rereads,
+        s.page_reads,
+        pct(s.page_rereads, s.page_reads)
+    );
+    let _ = writeln!(
+        o,
+        "sequential    {} of {} write requests ({})",
+        s.sequential_writes,
+        s.writes.count,
+        pct(s.sequential_writes, s.writes.count)
     );
     match (s.write_min, s.write_end) {
         (Some(a), Some(b)) => {
