@@ -60,6 +60,12 @@ fn check(paper: &str) {
         .filter_map(|l| l.trim_start().strip_prefix("verdict: "))
         .collect();
     assert_eq!(verdicts.len(), preset.claims.len(), "{paper}:\n{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("claims at a glance: ") && l.ends_with("claims.svg")),
+        "{paper}: claims figure:\n{stdout}"
+    );
     for v in &verdicts {
         assert!(
             ["supported (", "contradicted (", "inconclusive ("]
@@ -172,6 +178,16 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
         .filter(|l| l.trim_start().starts_with("verdict: "))
         .count();
     assert_eq!(verdicts, wafer_lab::presets::DEMO.claims.len(), "{stdout}");
+    // The figure that makes the point at a glance: one bar group per claim, shown
+    // first in the report.
+    let out = dir.path().join("wafer-out/demo");
+    let glance = std::fs::read_to_string(out.join("figures/claims.svg")).unwrap();
+    for c in wafer_lab::presets::DEMO.claims {
+        let label = format!("{} {}/{}", c.metric.short(), c.policy, c.baseline);
+        assert!(glance.contains(&label), "no bar group for {label}");
+    }
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(report.contains("<figure id=\"glance\">"));
     // Every cell exercises the cache and the device: write-backs before the end flush.
     let csv = std::fs::read_to_string(dir.path().join("wafer-out/demo/results.csv")).unwrap();
     let mut lines = csv.lines();

@@ -51,6 +51,18 @@ impl Metric {
         }
     }
 
+    /// A word for figure labels.
+    pub fn short(self) -> &'static str {
+        match self {
+            Metric::Elapsed => "elapsed",
+            Metric::DeviceTime => "device time",
+            Metric::Erases => "erases",
+            Metric::ErasesBeforeFlush => "erases",
+            Metric::CostTime => "I/O time",
+            Metric::PagesWritten => "writes",
+        }
+    }
+
     /// Its name in the printed comparison.
     pub fn name(self) -> &'static str {
         match self {

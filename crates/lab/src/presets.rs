@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use wafer_cache::registry;
 use wafer_ftl::Device;
 
-use crate::claims::{Claim, Form, Metric, Over};
+use crate::claims::{Claim, Form, Metric, Over, Verdict};
 use crate::error::LabError;
 use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
 use crate::plot::{Chart, Kind, Series};
@@ -599,6 +599,70 @@ impl Preset {
             },
             categories: Some(s.points.iter().map(|(v, _)| v.to_string()).collect()),
             kind: Kind::Line,
+            series,
+            y_from_zero: true,
+            log_y: false,
+        }
+    }
+
+    /// The claims at a glance: per claim, wafer's figure on each trace and the
+    /// paper's, as an effect in the claim's direction (a reduction in %, a ratio as
+    /// `(ratio - 1)` in %), so that a bar above zero favours the paper's policy and
+    /// its height beside the paper's bar shows how much of the effect is there. The
+    /// verdict of each claim is in its label.
+    pub fn claims_chart(&self, results: &[CellResult]) -> Chart {
+        let pct = |c: &Claim, v: f64| match c.form {
+            Form::Reduction => v * 100.0,
+            Form::Ratio => (v - 1.0) * 100.0,
+        };
+        let mut series: Vec<Series> = Vec::new();
+        let mut paper = Series {
+            name: "the paper's figure".into(),
+            points: Vec::new(),
+        };
+        let mut categories = Vec::new();
+        for (i, c) in self.claims.iter().enumerate() {
+            let m = c.measure(c.metric, results);
+            let (verdict, _) = c.judge(&m);
+            let mark = match verdict {
+                Verdict::Supported => "S",
+                Verdict::Inconclusive => "I",
+                Verdict::Contradicted => "C",
+            };
+            categories.push(format!(
+                "{} {}/{} {mark}",
+                c.metric.short(),
+                c.policy,
+                c.baseline
+            ));
+            for (t, f, _) in m.per_trace {
+                let Some(f) = f else { continue };
+                let pt = (i as f64, pct(c, f));
+                match series.iter_mut().find(|x| x.name == t) {
+                    Some(x) => x.points.push(pt),
+                    None => series.push(Series {
+                        name: t,
+                        points: vec![pt],
+                    }),
+                }
+            }
+            if let Some(p) = c.paper {
+                paper.points.push((i as f64, pct(c, p)));
+            }
+        }
+        if !paper.points.is_empty() {
+            series.push(paper);
+        }
+        Chart {
+            title: format!(
+                "{}: claims at a glance (S supported, I inconclusive, C contradicted)",
+                self.name
+            ),
+            // The tick labels say it (metric, policy / baseline, verdict).
+            x_label: String::new(),
+            y_label: "effect in the claim's direction (%)".into(),
+            categories: Some(categories),
+            kind: Kind::Bars,
             series,
             y_from_zero: true,
             log_y: false,

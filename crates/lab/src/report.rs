@@ -20,6 +20,8 @@ use crate::result::CellResult;
 pub struct Preface {
     /// HTML-escaped paragraphs are built from these lines.
     pub lines: Vec<String>,
+    /// The figure that makes the point at a glance, shown first.
+    pub glance: Option<crate::plot::Chart>,
 }
 
 const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
@@ -97,6 +99,14 @@ pub fn html(
     let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
     h.push_str(&prov.html());
     h.push_str(&contents(figures));
+    if let Some(c) = &preface.glance {
+        let _ = write!(
+            h,
+            "<figure id=\"glance\">{}<figcaption>{}</figcaption></figure>",
+            c.svg(),
+            esc(&c.title)
+        );
+    }
     for l in &preface.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
     }

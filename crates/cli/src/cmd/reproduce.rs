@@ -62,14 +62,21 @@ pub fn reproduce(
     let preface = move |results: &[wafer_lab::CellResult]| {
         let mut lines = head.clone();
         lines.extend(preset.compare(results));
-        Preface { lines }
+        Preface {
+            lines,
+            glance: Some(preset.claims_chart(results)),
+        }
     };
     let done = run_plan(plan, out, jobs, Box::new(preface))?;
-    let cmp = preset.compare(&done.outcome.results);
+    let results = &done.outcome.results;
+    let cmp = preset.compare(results);
     writeln!(stdout)?;
     for l in cmp {
         writeln!(stdout, "{l}")?;
     }
+    let chart = preset.claims_chart(results);
+    let fig = wafer_lab::figure_file::write_figure(&out.join("figures"), "claims", &chart)?;
+    writeln!(stdout, "claims at a glance: {}", fig.display())?;
     if let Some((s, plan)) = preset.sensitivity_plan(quick)? {
         // Where a claim holds: an experiment of its own, in its own folder, through
         // the same runner.
@@ -78,6 +85,7 @@ pub fn reproduce(
         writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
         let preface = move |results: &[wafer_lab::CellResult]| Preface {
             lines: preset.sensitivity_lines(&s, results),
+            glance: None,
         };
         let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
         let results = &done.outcome.results;
