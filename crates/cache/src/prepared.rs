@@ -17,6 +17,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+pub mod file;
+
 use wafer_trace::block_key;
 use wafer_trace::{Densifier, Granularity, Op, Request, RequestReader};
 
