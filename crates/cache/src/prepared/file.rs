@@ -18,28 +18,32 @@
 //! end-8   8  xxh3-64 of every byte before it
 //! ```
 //!
-//! Why this shape: the arrays are exactly [`PreparedTrace`]'s, so loading is one
-//! `read` per array straight into its final `Vec` (no decoding, no densifier, no
-//! intermediate copy); the 8-byte-wide arrays come first so each starts aligned. The
-//! header is JSON because it is small, read once, and a person can look at it
-//! (`head -c 600 trace.wtr.wprep`). The checksum covers header and arrays: a damaged
-//! file is refused by name rather than simulated. On top of it, [`PreparedFile::load`]
+//! Why this shape: the arrays are exactly [`PreparedTrace`]'s, so a run maps the
+//! file read-only and uses them in place (`Words`): no decoding, no densifier, no
+//! copy, and none of the page faults and zeroing that reading 90 MiB into fresh
+//! memory costs; the ops (one byte each) are the only array converted. The
+//! 8-byte-wide arrays come first so each starts aligned. The header is JSON because
+//! it is small, read once, and a person can look at it (`head -c 600
+//! trace.wtr.wprep`). The checksum covers header and arrays: a damaged file is
+//! refused by name rather than simulated. On top of it, [`PreparedFile::load`]
 //! checks every index against the counts, so even a file written with a matching
-//! checksum by something else cannot make a run index out of bounds. Next-use indices
-//! and block maps are not stored: only offline and block-aware policies need them,
-//! and they are derived in one pass when asked for.
+//! checksum by something else cannot make a run index out of bounds. Next-use
+//! indices and block maps are not stored: only offline and block-aware policies
+//! need them, and they are derived in one pass when asked for.
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use memmap2::Mmap;
 
 use serde::{Deserialize, Serialize};
 use wafer_trace::export::AtomicFile;
 use wafer_trace::{Granularity, Op};
-use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use super::PreparedTrace;
+use super::{PreparedTrace, Words};
 use crate::error::SimError;
 
 /// First bytes of every prepared-trace file.
@@ -51,8 +55,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// Extension of a prepared-trace file (`TRACE.wprep`).
 pub const EXTENSION: &str = "wprep";
 
-/// Bytes hashed and read per step: large enough for few system calls, small enough
-/// that what was just read is still in the CPU cache when it is hashed.
+/// Bytes converted and written per step.
 const CHUNK: usize = 1 << 20;
 
 /// What a prepared file was prepared from; a run compares it with its own trace
@@ -198,60 +201,65 @@ impl PreparedFile {
         &self.header
     }
 
-    /// Read the arrays into a [`PreparedTrace`], checking the checksum and every
-    /// index.
+    /// The arrays as a [`PreparedTrace`] viewing the mapped file (copied on
+    /// big-endian machines), after the checksum and every index are checked.
     pub fn load(self) -> Result<PreparedTrace, SimError> {
         let PreparedFile {
             path,
-            mut file,
+            file,
             header: h,
             header_bytes,
         } = self;
-        let too_large = |what| damaged(&path, format!("damaged prepared trace: too many {what}"));
+        let bad = |what: &str| damaged(&path, format!("damaged prepared trace: {what}"));
         let events = usize::try_from(h.events)
             .ok()
             .filter(|&n| n < u32::MAX as usize)
-            .ok_or_else(|| too_large("events"))?;
+            .ok_or_else(|| bad("too many events"))?;
         let requests = usize::try_from(h.requests)
             .ok()
             .filter(|&n| n < u32::MAX as usize)
-            .ok_or_else(|| too_large("requests"))?;
-        let mut r = Hashed {
-            file: &mut file,
-            path: &path,
-            hash: Xxh3::new(),
+            .ok_or_else(|| bad("too many requests"))?;
+        // SAFETY: the mapping is read-only, and wafer never writes a prepared file in
+        // place (`save` renames a new file over it, which leaves a mapped file's bytes
+        // as they were). Another program writing the file in place while a run maps
+        // it is not guarded against (docs/formats.md, "Prepared traces").
+        #[allow(unsafe_code)]
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+            .map_err(|e| io(&path, e))?;
+        let map = Arc::new(map);
+        let (body, sum) = map
+            .split_last_chunk::<8>()
+            .ok_or_else(|| bad("truncated"))?;
+        if xxh3_64(body) != u64::from_le_bytes(*sum) {
+            return Err(bad("checksum mismatch"));
+        }
+        let mut at = Header::data_offset(header_bytes.len() as u64 - 16) as usize;
+        let mut next = |n: usize, size: usize| {
+            let start = at;
+            at += n * size;
+            start
         };
-        r.hash.update(&header_bytes);
-        let pad = Header::data_offset(header_bytes.len() as u64 - 16) as usize - header_bytes.len();
-        r.skip(pad)?;
-        let mut pages = vec![0u32; events];
-        r.fill(bytemuck::cast_slice_mut(&mut pages))?;
-        let mut req = vec![0u32; events];
-        r.fill(bytemuck::cast_slice_mut(&mut req))?;
-        let mut times = vec![0u64; requests];
-        r.fill(bytemuck::cast_slice_mut(&mut times))?;
-        let mut keys = vec![0u64; h.universe as usize];
-        r.fill(bytemuck::cast_slice_mut(&mut keys))?;
-        let ops = r.ops(events)?;
-        r.skip((events.next_multiple_of(8)) - events)?;
-        let sum = r.hash.digest();
-        let mut stored = [0u8; 8];
-        file.read_exact(&mut stored).map_err(|e| io(&path, e))?;
-        if u64::from_le_bytes(stored) != sum {
-            return Err(damaged(&path, "damaged prepared trace: checksum mismatch"));
+        let (pages_at, req_at) = (next(events, 4), next(events, 4));
+        let (times_at, keys_at) = (next(requests, 8), next(h.universe as usize, 8));
+        let ops_at = next(events, 1);
+        let pages = words(&map, pages_at, events).ok_or_else(|| bad("layout"))?;
+        let req = words(&map, req_at, events).ok_or_else(|| bad("layout"))?;
+        let times = words(&map, times_at, requests).ok_or_else(|| bad("layout"))?;
+        let keys = words(&map, keys_at, h.universe as usize).ok_or_else(|| bad("layout"))?;
+        let op_bytes = map
+            .get(ops_at..ops_at + events)
+            .ok_or_else(|| bad("layout"))?;
+        if let Some(b) = op_bytes.iter().find(|&&b| Op::from_u8(b).is_none()) {
+            return Err(bad(&format!("op byte {b}")));
         }
-        if cfg!(target_endian = "big") {
-            // The file is little-endian; on little-endian machines there is nothing to do.
-            pages
-                .iter_mut()
-                .chain(&mut req)
-                .for_each(|x| *x = u32::from_le(*x));
-            times
-                .iter_mut()
-                .chain(&mut keys)
-                .for_each(|x| *x = u64::from_le(*x));
-        }
-        let bad = |what: &str| damaged(&path, format!("damaged prepared trace: {what}"));
+        let ops: Vec<Op> = op_bytes
+            .iter()
+            .map(|&b| match b {
+                0 => Op::Read,
+                1 => Op::Write,
+                _ => Op::Trim,
+            })
+            .collect();
         if pages.iter().copied().max().is_some_and(|m| m >= h.universe) {
             return Err(bad("a page id beyond the distinct pages"));
         }
@@ -280,51 +288,36 @@ impl PreparedFile {
     }
 }
 
-/// The file being read, every byte hashed as it arrives.
-struct Hashed<'a> {
-    file: &'a mut File,
-    path: &'a Path,
-    hash: Xxh3,
+/// `len` little-endian values at byte `start` of `map`: a view on little-endian
+/// machines, a converted copy on others. None when they do not fit the file.
+fn words<T: bytemuck::Pod + Default>(map: &Arc<Mmap>, start: usize, len: usize) -> Option<Words<T>>
+where
+    T: FromLe,
+{
+    if cfg!(target_endian = "little") {
+        return Words::mapped(map, start, len);
+    }
+    let bytes = map.get(start..start.checked_add(len.checked_mul(size_of::<T>())?)?)?;
+    let mut v = vec![T::default(); len];
+    bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(bytes);
+    v.iter_mut().for_each(|x| *x = x.from_le());
+    Some(Words::Owned(v))
 }
 
-impl Hashed<'_> {
-    /// Read exactly `buf.len()` bytes into `buf`.
-    fn fill(&mut self, buf: &mut [u8]) -> Result<(), SimError> {
-        for chunk in buf.chunks_mut(CHUNK) {
-            self.file.read_exact(chunk).map_err(|e| io(self.path, e))?;
-            self.hash.update(chunk);
-        }
-        Ok(())
-    }
+/// Little-endian to native, for the word types of the file.
+trait FromLe {
+    fn from_le(self) -> Self;
+}
 
-    /// Read and hash `n` padding bytes.
-    fn skip(&mut self, n: usize) -> Result<(), SimError> {
-        let mut pad = [0u8; 8];
-        self.fill(&mut pad[..n])
+impl FromLe for u32 {
+    fn from_le(self) -> Self {
+        u32::from_le(self)
     }
+}
 
-    /// Read `n` op bytes into ops.
-    fn ops(&mut self, n: usize) -> Result<Vec<Op>, SimError> {
-        let mut ops = Vec::with_capacity(n);
-        let mut buf = vec![0u8; CHUNK.min(n)];
-        let mut left = n;
-        while left > 0 {
-            let chunk = &mut buf[..CHUNK.min(left)];
-            self.fill(chunk)?;
-            if let Some(b) = chunk.iter().find(|&&b| Op::from_u8(b).is_none()) {
-                return Err(damaged(
-                    self.path,
-                    format!("damaged prepared trace: op byte {b}"),
-                ));
-            }
-            ops.extend(chunk.iter().map(|&b| match b {
-                0 => Op::Read,
-                1 => Op::Write,
-                _ => Op::Trim,
-            }));
-            left -= chunk.len();
-        }
-        Ok(ops)
+impl FromLe for u64 {
+    fn from_le(self) -> Self {
+        u64::from_le(self)
     }
 }
 
