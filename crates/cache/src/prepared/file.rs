@@ -290,35 +290,16 @@ impl PreparedFile {
 
 /// `len` little-endian values at byte `start` of `map`: a view on little-endian
 /// machines, a converted copy on others. None when they do not fit the file.
-fn words<T: bytemuck::Pod + Default>(map: &Arc<Mmap>, start: usize, len: usize) -> Option<Words<T>>
-where
-    T: FromLe,
-{
+fn words<T: bytemuck::Pod>(map: &Arc<Mmap>, start: usize, len: usize) -> Option<Words<T>> {
     if cfg!(target_endian = "little") {
         return Words::mapped(map, start, len);
     }
     let bytes = map.get(start..start.checked_add(len.checked_mul(size_of::<T>())?)?)?;
-    let mut v = vec![T::default(); len];
-    bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(bytes);
-    v.iter_mut().for_each(|x| *x = x.from_le());
+    let mut v = vec![T::zeroed(); len];
+    let dst = bytemuck::cast_slice_mut::<T, u8>(&mut v);
+    dst.copy_from_slice(bytes);
+    dst.chunks_mut(size_of::<T>()).for_each(<[u8]>::reverse);
     Some(Words::Owned(v))
-}
-
-/// Little-endian to native, for the word types of the file.
-trait FromLe {
-    fn from_le(self) -> Self;
-}
-
-impl FromLe for u32 {
-    fn from_le(self) -> Self {
-        u32::from_le(self)
-    }
-}
-
-impl FromLe for u64 {
-    fn from_le(self) -> Self {
-        u64::from_le(self)
-    }
 }
 
 /// The writer of a prepared file: every byte hashed on its way out.
