@@ -12,7 +12,7 @@
 //! Memory: 9 bytes per event + 8 per request + 8 per distinct page, plus 4 per page per
 //! pages-per-block asked for and 4 per access once next-use is computed.
 //!
-//! Kept on disk ([`file`], `TRACE.wprep`), a prepared trace is mapped and used in
+//! Kept on disk ([`mod@file`], `TRACE.wprep`), a prepared trace is mapped and used in
 //! place by later runs instead of being prepared again.
 //!
 //! Limits: fewer than 2^32 - 1 events and requests (a u32 index each); larger traces
