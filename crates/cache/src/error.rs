@@ -26,6 +26,14 @@ pub enum SimError {
     /// indexes (2^32 - 1); such a trace must be streamed.
     #[error("trace has too many {0} to prepare in memory (limit 2^32-1); stream it instead")]
     TooLarge(&'static str),
+    /// A prepared trace file that cannot be used: damaged, truncated or not one.
+    #[error("{}: {msg}", path.display())]
+    PreparedFile {
+        /// The prepared trace file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        msg: String,
+    },
     /// An inconsistent configuration.
     #[error("{0}")]
     Invalid(String),

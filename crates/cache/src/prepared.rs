@@ -12,10 +12,18 @@
 //! Memory: 9 bytes per event + 8 per request + 8 per distinct page, plus 4 per page per
 //! pages-per-block asked for and 4 per access once next-use is computed.
 //!
+//! Kept on disk ([`mod@file`], `TRACE.wprep`), a prepared trace is mapped and used in
+//! place by later runs instead of being prepared again.
+//!
 //! Limits: fewer than 2^32 - 1 events and requests (a u32 index each); larger traces
 //! must be streamed.
 
 use std::sync::{Arc, Mutex, OnceLock};
+
+pub mod file;
+mod words;
+
+use words::Words;
 
 use wafer_trace::block_key;
 use wafer_trace::{Densifier, Granularity, Op, Request, RequestReader};
@@ -37,19 +45,30 @@ pub struct BlockMap {
 #[derive(Debug)]
 pub struct PreparedTrace {
     granularity: Granularity,
+    pages: Words<u32>,
+    ops: Vec<Op>,
+    req: Words<u32>,
+    times: Words<u64>,
+    keys: Words<u64>,
+    accesses: u64,
+    blocks: Mutex<Vec<Arc<BlockMap>>>,
+    next_use: OnceLock<Arc<Vec<u32>>>,
+}
+
+/// The arrays of a [`PreparedTrace`] while they grow.
+struct Growing {
+    granularity: Granularity,
     pages: Vec<u32>,
     ops: Vec<Op>,
     req: Vec<u32>,
     times: Vec<u64>,
     keys: Vec<u64>,
     accesses: u64,
-    blocks: Mutex<Vec<Arc<BlockMap>>>,
-    next_use: OnceLock<Arc<Vec<u32>>>,
 }
 
 /// Accumulates requests into a [`PreparedTrace`].
 struct Builder {
-    t: PreparedTrace,
+    t: Growing,
     dens: Densifier,
     /// Page keys of the batch being added, in order.
     batch_keys: Vec<u64>,
@@ -61,7 +80,7 @@ const DENSIFY_AHEAD: usize = 16;
 impl Builder {
     fn new(granularity: Granularity) -> Self {
         Builder {
-            t: PreparedTrace {
+            t: Growing {
                 granularity,
                 pages: Vec::new(),
                 ops: Vec::new(),
@@ -69,8 +88,6 @@ impl Builder {
                 times: Vec::new(),
                 keys: Vec::new(),
                 accesses: 0,
-                blocks: Mutex::new(Vec::new()),
-                next_use: OnceLock::new(),
             },
             dens: Densifier::new(),
             batch_keys: Vec::new(),
@@ -117,14 +134,27 @@ impl Builder {
         Ok(())
     }
 
-    fn finish(mut self) -> PreparedTrace {
-        self.t.pages.shrink_to_fit();
-        self.t.ops.shrink_to_fit();
-        self.t.req.shrink_to_fit();
-        self.t.times.shrink_to_fit();
-        self.t.keys.shrink_to_fit();
-        self.t
+    fn finish(self) -> PreparedTrace {
+        let mut t = self.t;
+        t.ops.shrink_to_fit();
+        PreparedTrace {
+            granularity: t.granularity,
+            pages: owned(t.pages),
+            ops: t.ops,
+            req: owned(t.req),
+            times: owned(t.times),
+            keys: owned(t.keys),
+            accesses: t.accesses,
+            blocks: Mutex::new(Vec::new()),
+            next_use: OnceLock::new(),
+        }
     }
+}
+
+/// `v`, without spare capacity, as an owned array.
+fn owned<T>(mut v: Vec<T>) -> Words<T> {
+    v.shrink_to_fit();
+    Words::Owned(v)
 }
 
 impl PreparedTrace {

@@ -28,8 +28,18 @@ use crate::timed::TimedDevice;
 /// Points kept of each write pattern (Fig. 10 scatter).
 pub(crate) const PATTERN_POINTS: usize = 3000;
 
-/// Decode and densify trace `ti` of `plan` (once per trace; cells share it).
+/// Trace `ti` of `plan` prepared (once per trace; cells share it): read from its
+/// prepared file when one fits the run ([`crate::prepared::load`]), otherwise
+/// decoded and densified from the trace. Every run gets its trace here.
 pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
+    match crate::prepared::load(plan, ti)? {
+        Some(t) => Ok(t),
+        None => prepare_from_source(plan, ti),
+    }
+}
+
+/// Decode and densify trace `ti` of `plan`.
+pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
     let (t, format) = &plan.traces[ti];
     let mut reader = t.open(*format)?;
     PreparedTrace::read(plan.granularity(), reader.as_mut(), &mut |_| {}).map_err(|e| {

@@ -234,11 +234,11 @@ impl Study for GridStudy {
         }
         obs.message(&format!("reading {}", plan.traces[ti].0.source()));
         let p = prepare_trace(plan, ti)?;
-        let info = match stored {
-            Some(info) => info,
-            None => describe(plan, ti, &p),
-        };
-        self.keep_info(ti, info)?;
+        // The facts are for the report; without a store (`wafer sim`) nothing reads
+        // them, and a pass over every access is a tenth of a single run.
+        if let Some(info) = stored.or_else(|| self.out.is_some().then(|| describe(plan, ti, &p))) {
+            self.keep_info(ti, info)?;
+        }
         Ok(TraceInput::Prepared(Arc::new(p)))
     }
 

@@ -34,6 +34,7 @@ pub mod parquet_file;
 pub mod pdf;
 pub mod plot;
 pub mod png;
+pub mod prepared;
 pub mod presets;
 pub mod provenance;
 pub mod report;

@@ -4,7 +4,8 @@
 //! The arguments fill an [`Experiment`] (the description an experiment file and the
 //! Python API fill too), validated by [`Experiment::plan_as`] and run by the one
 //! runner ([`wafer_lab::study::run`]) with no store: the trace is read and densified
-//! once; every (policy, size) run then goes over it, `--jobs` at a time. With
+//! once (or loaded from `TRACE.wprep`, kept by `wafer trace prepare`); every (policy,
+//! size) run then goes over it, `--jobs` at a time. With
 //! `--stream` the trace is instead read once per run and never held in memory (memory
 //! grows with the distinct pages, not the accesses): the way to run a trace too large
 //! to prepare. Cache sizes are bytes (`16MiB`), pages (`4096p`) or a share of the

@@ -7,6 +7,7 @@ pub mod convert;
 pub mod gen;
 pub mod head;
 pub mod info;
+pub mod prepare;
 
 /// Trace subcommands.
 #[derive(Subcommand, Debug)]
@@ -19,6 +20,9 @@ pub enum TraceCommand {
     Gen(Box<gen::Args>),
     /// Convert a trace to .wtr, CSV or a fio iolog, version 2 or 3 (streaming).
     Convert(Box<convert::Args>),
+    /// Decode and densify a trace once and keep it beside the trace (TRACE.wprep):
+    /// later runs load it instead of preparing the trace again.
+    Prepare(Box<prepare::Args>),
     /// Run a command under strace (or valgrind lackey) and write its I/O as a trace.
     Capture(capture::Args),
 }
@@ -30,6 +34,7 @@ pub fn run(c: TraceCommand) -> anyhow::Result<()> {
         TraceCommand::Head(a) => head::run(*a),
         TraceCommand::Gen(a) => gen::run(*a),
         TraceCommand::Convert(a) => convert::run(*a),
+        TraceCommand::Prepare(a) => prepare::run(*a),
         TraceCommand::Capture(a) => capture::run(a),
     }
 }

@@ -1,0 +1,164 @@
+//! `wafer trace prepare` end to end: runs on a prepared trace give the results of
+//! runs on the trace itself (several policies, both granularities); a prepared file
+//! that does not fit the run (other granularity, stale trace) is not used and one
+//! line says so; a damaged one is a one-line error naming it, exit 1.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn wafer() -> Command {
+    Command::cargo_bin("wafer").expect("binary")
+}
+
+/// The bundled fileserver capture (reads and writes), copied into `dir` so that its
+/// prepared file is written there.
+fn fileserver(dir: &Path) -> PathBuf {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/fileserver.wtr");
+    let t = dir.join("fileserver.wtr");
+    std::fs::copy(src, &t).unwrap();
+    t
+}
+
+/// Policies of every kind: list, clock, composite, flash-aware, block-aware, offline.
+const POLICIES: &str = "lru,clock:insert_ref=0,arc,ts-clock,bplru,opt";
+
+/// `wafer sim --json` rows without their timings, and stderr.
+fn sim(trace: &Path, extra: &[&str]) -> (Vec<Value>, String) {
+    let out = wafer()
+        .args(["sim", "-t"])
+        .arg(trace)
+        .args(["-p", POLICIES, "-c", "3%,200p", "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut()
+                .unwrap()
+                .retain(|k, _| !k.contains("elapsed"));
+            r
+        })
+        .collect();
+    (rows, err)
+}
+
+fn prepare(trace: &Path, extra: &[&str]) -> String {
+    let out = wafer()
+        .args(["trace", "prepare"])
+        .arg(trace)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn wprep(trace: &Path) -> PathBuf {
+    PathBuf::from(format!("{}.wprep", trace.display()))
+}
+
+#[test]
+fn prepared_runs_equal_unprepared_runs() {
+    for gran in [&["--granularity", "page"][..], &["--granularity", "record"]] {
+        let dir = tempfile::tempdir().unwrap();
+        let t = fileserver(dir.path());
+        let (plain, _) = sim(&t, gran);
+        let said = prepare(&t, gran);
+        assert!(said.contains("fileserver.wtr.wprep"), "{said}");
+        assert!(wprep(&t).exists());
+        let (kept, err) = sim(&t, gran);
+        assert_eq!(err, "", "a fitting prepared file is used silently");
+        assert_eq!(plain.len(), 12);
+        assert_eq!(plain, kept, "{gran:?}");
+    }
+}
+
+#[test]
+fn prepared_file_for_another_granularity_or_a_changed_trace_is_not_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fileserver(dir.path());
+    let (record, _) = sim(&t, &["--granularity", "record"]);
+    let (pages8k, _) = sim(&t, &["--page-size", "8KiB"]);
+    prepare(&t, &[]);
+    let (rows, err) = sim(&t, &["--granularity", "record"]);
+    assert_eq!(rows, record);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("was prepared for 4 KiB pages, this run uses record accesses"),
+        "{err}"
+    );
+    let (rows, err) = sim(&t, &["--page-size", "8KiB"]);
+    assert_eq!(rows, pages8k);
+    assert!(err.contains("this run uses 8 KiB pages"), "{err}");
+
+    // The trace changes under its prepared file: the run uses the new trace.
+    let csv = dir.path().join("t.csv");
+    let rows_of = |n: u64| {
+        let mut s = String::from("time_ns,op,dev,offset,len\n");
+        for i in 0..n {
+            s += &format!(
+                "{i},{},0,{},4096\n",
+                if i % 3 == 0 { 'W' } else { 'R' },
+                (i * 7 % 50) * 4096
+            );
+        }
+        s
+    };
+    std::fs::write(&csv, rows_of(300)).unwrap();
+    prepare(&csv, &[]);
+    std::fs::write(&csv, rows_of(400)).unwrap();
+    let (rows, err) = sim(&csv, &[]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("is stale: "), "{err}");
+    assert!(err.contains("t.csv changed since it was prepared"), "{err}");
+    assert_eq!(rows[0]["accesses"], 400);
+    std::fs::remove_file(wprep(&csv)).unwrap();
+    assert_eq!(sim(&csv, &[]).0, rows);
+}
+
+#[test]
+fn damaged_prepared_file_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fileserver(dir.path());
+    prepare(&t, &[]);
+    let p = wprep(&t);
+    let good = std::fs::read(&p).unwrap();
+    let mut flipped = good.clone();
+    let n = flipped.len();
+    flipped[n - 100] ^= 0x10;
+    for (bytes, want) in [
+        (good[..good.len() / 2].to_vec(), "damaged prepared trace"),
+        (flipped, "checksum mismatch"),
+        (
+            b"not a prepared trace at all".to_vec(),
+            "not a prepared trace",
+        ),
+    ] {
+        std::fs::write(&p, bytes).unwrap();
+        let out = wafer()
+            .args(["sim", "-t"])
+            .arg(&t)
+            .args(["-p", "lru", "-c", "5%"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.starts_with("wafer: "), "{err}");
+        assert!(err.contains(&p.display().to_string()), "{err}");
+        assert!(err.contains(want), "want {want} in {err}");
+    }
+}

@@ -1,0 +1,147 @@
+//! Prepared traces a user keeps: `TRACE.wprep` beside a trace file holds its
+//! [`PreparedTrace`] (`wafer trace prepare`), so a run loads the arrays instead of
+//! decoding and densifying the trace again.
+//!
+//! [`load`] is called where every run gets its trace ([`crate::compute::prepare_trace`]:
+//! `wafer sim`, `wafer run`, the Python API and Dask workers alike). A prepared file is
+//! used only when it matches the run exactly: the trace file's size, modification time
+//! and checksum, the format it is read as (and a custom text trace's columns), and the
+//! granularity (page size, or record accesses). Otherwise one line on stderr says why
+//! and the run prepares the trace from its source, as without the file: a stale file
+//! never gives wrong results, and a run never fails because of one. A file that is not
+//! a readable prepared trace (truncated, damaged, foreign) is an error naming it: it
+//! was put there to be used, and a silent fallback would hide that it no longer is.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use wafer_cache::prepared::file::{Opened, PreparedFile, Source, EXTENSION, FORMAT_VERSION};
+use wafer_cache::PreparedTrace;
+use wafer_trace::Granularity;
+
+use crate::error::LabError;
+use crate::experiment::Plan;
+
+/// The prepared file of trace file `trace`: `TRACE.wprep` beside it.
+pub fn path_of(trace: &Path) -> PathBuf {
+    let mut p = trace.as_os_str().to_owned();
+    p.push(".");
+    p.push(EXTENSION);
+    PathBuf::from(p)
+}
+
+/// Trace `ti` of `plan` as a prepared file records it, with the trace's path; None
+/// for a generated trace (nothing to keep beside).
+fn source(plan: &Plan, ti: usize) -> Result<Option<(PathBuf, Source)>, LabError> {
+    let (t, format) = &plan.traces[ti];
+    let (None, Some(path)) = (&t.gen, &t.path) else {
+        return Ok(None);
+    };
+    let meta = std::fs::metadata(path).map_err(|e| LabError::io(path, e))?;
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as u64);
+    Ok(Some((
+        path.clone(),
+        Source {
+            path: path.display().to_string(),
+            size: meta.len(),
+            mtime_ns,
+            checksum: plan.checksums[ti].clone(),
+            format: t.format_label(*format).unwrap_or_default(),
+        },
+    )))
+}
+
+/// How accesses are formed, for messages: `4 KiB pages` or `record accesses`.
+pub fn describe(g: Granularity) -> String {
+    match g {
+        Granularity::Page { page_size } => {
+            format!(
+                "{} pages",
+                wafer_trace::units::format_size(u64::from(page_size))
+            )
+        }
+        Granularity::Record => "record accesses".into(),
+    }
+}
+
+/// Why the prepared file's header does not fit this run, or None when it does.
+fn mismatch(have: &Source, g: Granularity, want: &Source, run: Granularity) -> Option<String> {
+    if g != run {
+        return Some(format!(
+            "was prepared for {}, this run uses {}",
+            describe(g),
+            describe(run)
+        ));
+    }
+    if have.format != want.format {
+        return Some(format!(
+            "was prepared reading the trace as {}, this run reads it as {}",
+            have.format, want.format
+        ));
+    }
+    if (have.size, have.mtime_ns, &have.checksum) != (want.size, want.mtime_ns, &want.checksum) {
+        return Some(format!(
+            "is stale: {} changed since it was prepared",
+            want.path
+        ));
+    }
+    None
+}
+
+/// Trace `ti` of `plan` from its prepared file, when there is one and it fits the
+/// run; None otherwise (a stale or other-granularity file is named on stderr).
+pub fn load(plan: &Plan, ti: usize) -> Result<Option<PreparedTrace>, LabError> {
+    if plan.exp.stream {
+        return Ok(None);
+    }
+    let Some((trace, want)) = source(plan, ti)? else {
+        return Ok(None);
+    };
+    let path = path_of(&trace);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let redo = |why: String| {
+        eprintln!(
+            "wafer: {} {why}; preparing from the trace (`wafer trace prepare {}` keeps it)",
+            path.display(),
+            trace.display()
+        );
+        Ok(None)
+    };
+    let file = match PreparedFile::open(&path).map_err(sim)? {
+        Opened::Current(f) => f,
+        Opened::OtherVersion(v) => {
+            return redo(format!(
+                "is a version {v} prepared trace, this wafer reads version {FORMAT_VERSION}"
+            ))
+        }
+    };
+    let h = file.header();
+    if let Some(why) = mismatch(&h.source, h.granularity, &want, plan.granularity()) {
+        return redo(why);
+    }
+    file.load().map(Some).map_err(sim)
+}
+
+/// Prepare trace `ti` of `plan` from its source and keep it beside the trace
+/// (atomically). Returns the prepared file's path and the trace.
+pub fn keep(plan: &Plan, ti: usize) -> Result<(PathBuf, PreparedTrace), LabError> {
+    let Some((trace, source)) = source(plan, ti)? else {
+        return Err(LabError::Invalid(
+            "a generated trace has no file to keep a prepared trace beside".into(),
+        ));
+    };
+    let t = crate::compute::prepare_from_source(plan, ti)?;
+    let path = path_of(&trace);
+    t.save(&path, source).map_err(sim)?;
+    Ok((path, t))
+}
+
+fn sim(e: wafer_cache::SimError) -> LabError {
+    LabError::Invalid(e.to_string())
+}
