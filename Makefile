@@ -18,7 +18,8 @@ VENV ?= .venv
 python-ext:
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
-	MATURIN_PEP517_ARGS="--profile ci" $(VENV)/bin/python -m pip install -q ".[test]"
+	cd python && cargo metadata --locked --format-version 1 >/dev/null || { echo "python/Cargo.lock is out of date: run 'cd python && cargo update --workspace' and commit it" >&2; exit 1; }
+	MATURIN_PEP517_ARGS="--profile ci --locked" $(VENV)/bin/python -m pip install -q ".[test]"
 
 test-python: python-ext
 	$(MAKE) python-tests
