@@ -51,6 +51,7 @@ fn experiment(
         traces: vec![TraceDef {
             format: format.map(str::to_string),
             mapping,
+            cache_sizes: None,
             ..TraceDef::file(path)
         }],
         policies,

@@ -59,7 +59,19 @@ fn check(paper: &str) {
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("verdict: "))
         .collect();
-    assert_eq!(verdicts.len(), preset.claims.len(), "{paper}:\n{stdout}");
+    // One verdict per claim and group of traces (each group judged on its own).
+    assert_eq!(
+        verdicts.len(),
+        preset.claims.len() * preset.groups.len(),
+        "{paper}:\n{stdout}"
+    );
+    for g in preset.groups {
+        assert!(
+            stdout.contains(&format!("  on {} (", g.name)),
+            "{paper}: no verdicts on group {}:\n{stdout}",
+            g.name
+        );
+    }
     assert!(
         stdout
             .lines()

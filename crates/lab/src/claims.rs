@@ -292,17 +292,9 @@ impl Claim {
         }
     }
 
-    /// The printed comparison: the paper's figure, wafer's figures per trace, the
-    /// end-flush view for erases, the sum of flash latencies beside elapsed time, the
-    /// differences that remain and the verdict.
-    pub fn report(&self, results: &[CellResult]) -> Vec<String> {
-        let m = self.measure(self.metric, results);
-        let (verdict, why) = self.judge(&m);
-        let over = match self.over {
-            Over::UpTo => "largest over cache sizes",
-            Over::Mean => "mean over cache sizes",
-        };
-        let mut out = vec![
+    /// The claim and the paper's figure, printed once above each group's judgement.
+    pub fn header(&self) -> Vec<String> {
+        vec![
             format!("claim: {}", self.text),
             format!(
                 "  paper: {} vs {}, {}: {}",
@@ -311,7 +303,21 @@ impl Claim {
                 self.metric.name(),
                 self.paper_figure()
             ),
-        ];
+        ]
+    }
+
+    /// The judgement on one group of traces (`results` holds its cells only):
+    /// wafer's figures per trace, the end-flush view for erases, the sum of flash
+    /// latencies beside elapsed time, the differences that remain (the claim's and
+    /// the workload's) and the verdict.
+    pub fn judged(&self, results: &[CellResult], workload: &str) -> Vec<String> {
+        let m = self.measure(self.metric, results);
+        let (verdict, why) = self.judge(&m);
+        let over = match self.over {
+            Over::UpTo => "largest over cache sizes",
+            Over::Mean => "mean over cache sizes",
+        };
+        let mut out = Vec::new();
         let traces = |m: &Measured| {
             m.per_trace
                 .iter()
@@ -352,7 +358,10 @@ impl Claim {
                 m.not_comparable.join(", ")
             ));
         }
-        out.push(format!("  setup differences: {}", self.differences));
+        out.push(format!(
+            "  setup differences: {}; workload: {workload}",
+            self.differences
+        ));
         out.push(format!("  verdict: {} ({why})", verdict.name()));
         out
     }

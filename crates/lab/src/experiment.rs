@@ -68,6 +68,12 @@ pub struct TraceDef {
     /// `format = "generic"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mapping: Option<Mapping>,
+    /// This trace's own cache sizes, in place of the experiment's `cache_sizes`:
+    /// traces whose footprints differ a hundredfold share one grid, each at the
+    /// sizes that suit it (`["5%", "25%"]` for a small capture beside `"64MiB"` for
+    /// a large one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_sizes: Option<Vec<String>>,
 }
 
 impl TraceDef {
@@ -79,6 +85,7 @@ impl TraceDef {
             format: None,
             name: None,
             mapping: None,
+            cache_sizes: None,
         }
     }
 
@@ -90,6 +97,7 @@ impl TraceDef {
             format: None,
             name: Some(name.to_string()),
             mapping: None,
+            cache_sizes: None,
         }
     }
 
@@ -334,8 +342,11 @@ pub struct Plan {
     pub traces: Vec<(TraceDef, Option<Format>)>,
     /// Parsed policies.
     pub policies: Vec<PolicySpec>,
-    /// Parsed sizes with their text.
+    /// Parsed sizes with their text: the experiment's, then the traces' own sizes
+    /// not among them.
     pub sizes: Vec<(String, CacheSize)>,
+    /// Per trace, the indices into `sizes` it runs at.
+    pub trace_sizes: Vec<Vec<usize>>,
     /// Page size (the 512 B sector with record accesses).
     pub page_size: PageSize,
     /// Pages per erase block.
@@ -385,6 +396,35 @@ pub fn checksum(path: &Path) -> Result<String, LabError> {
         h.update(&buf[..n]);
     }
     Ok(format!("{:016x}", h.digest()))
+}
+
+/// `list` parsed, each size once; `at(i)` says where entry `i` came from.
+fn parse_sizes(
+    list: &[String],
+    page: PageSize,
+    at: &dyn Fn(usize) -> String,
+) -> Result<Vec<(String, CacheSize)>, LabError> {
+    let err = |i: usize, msg: String| LabError::Config { at: at(i), msg };
+    let mut sizes: Vec<(String, CacheSize)> = Vec::new();
+    for (i, c) in list.iter().enumerate() {
+        let s = CacheSize::parse(c).map_err(|e| err(i, e.to_string()))?;
+        if let Some((first, _)) = sizes.iter().find(|(_, t)| *t == s) {
+            return Err(err(
+                i,
+                format!(
+                    "cache size `{c}` is given twice (the same as `{first}`); each run would be computed twice"
+                ),
+            ));
+        }
+        // Bytes and pages are checked here; a share of the footprint once the
+        // trace's footprint is known.
+        if !s.needs_footprint() {
+            s.pages(u64::from(page.get()), 0)
+                .map_err(|e| err(i, e.to_string()))?;
+        }
+        sizes.push((c.clone(), s));
+    }
+    Ok(sizes)
 }
 
 impl Experiment {
@@ -557,18 +597,49 @@ impl Experiment {
             .collect::<Result<Vec<_>, _>>()?;
         let Settings {
             policies,
-            sizes,
+            mut sizes,
             page_size,
             pages_per_block,
             devices,
             address_map,
             aging,
         } = settings;
+        // Each trace's sizes as indices into one list: the experiment's first, then
+        // the traces' own in order of appearance.
+        let common: Vec<usize> = (0..sizes.len()).collect();
+        let mut trace_sizes = Vec::new();
+        for (i, (t, _)) in traces.iter().enumerate() {
+            let Some(own) = &t.cache_sizes else {
+                trace_sizes.push(common.clone());
+                continue;
+            };
+            if own.is_empty() {
+                return Err(err(
+                    format!("traces[{i}].cache_sizes"),
+                    "at least one cache size is needed (leave it out for the experiment's)".into(),
+                ));
+            }
+            let parsed = parse_sizes(own, page_size, &|j| {
+                at(&format!("traces[{i}].cache_sizes[{j}]"))
+            })?;
+            let mut idx = Vec::new();
+            for (text, s) in parsed {
+                match sizes.iter().position(|(_, t)| *t == s) {
+                    Some(k) => idx.push(k),
+                    None => {
+                        sizes.push((text, s));
+                        idx.push(sizes.len() - 1);
+                    }
+                }
+            }
+            trace_sizes.push(idx);
+        }
         Ok(Plan {
             checksums,
             traces,
             policies,
             sizes,
+            trace_sizes,
             page_size,
             pages_per_block,
             devices,
@@ -593,7 +664,9 @@ impl Experiment {
                 "at least one policy is needed".into(),
             ));
         }
-        if self.cache_sizes.is_empty() {
+        let own_sizes =
+            !self.traces.is_empty() && self.traces.iter().all(|t| t.cache_sizes.is_some());
+        if self.cache_sizes.is_empty() && !own_sizes {
             return Err(err(
                 "cache_sizes".into(),
                 "at least one cache size is needed".into(),
@@ -641,26 +714,9 @@ impl Experiment {
                 PageSize::new(wafer_trace::request::SECTOR).expect("512 B is a page size")
             }
         };
-        let mut sizes = Vec::new();
-        for (i, c) in self.cache_sizes.iter().enumerate() {
-            let s =
-                CacheSize::parse(c).map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
-            if let Some((first, _)) = sizes.iter().find(|(_, t): &&(String, CacheSize)| *t == s) {
-                return Err(err(
-                    format!("cache_sizes[{i}]"),
-                    format!(
-                        "cache size `{c}` is given twice (the same as `{first}`); each run would be computed twice"
-                    ),
-                ));
-            }
-            // Bytes and pages are checked here; a share of the footprint once the
-            // trace's footprint is known.
-            if !s.needs_footprint() {
-                s.pages(u64::from(page.get()), 0)
-                    .map_err(|e| err(format!("cache_sizes[{i}]"), e.to_string()))?;
-            }
-            sizes.push((c.clone(), s));
-        }
+        let sizes = parse_sizes(&self.cache_sizes, page, &|i| {
+            at(&format!("cache_sizes[{i}]"))
+        })?;
         let ps = u64::from(page.get());
         let bs =
             parse_size(&self.block_size).map_err(|e| err("block_size".into(), e.to_string()))?;
@@ -751,7 +807,8 @@ impl Plan {
         let mut cells = Vec::new();
         for (ti, (t, _)) in self.traces.iter().enumerate() {
             for (pi, p) in self.policies.iter().enumerate() {
-                for (si, (s, _)) in self.sizes.iter().enumerate() {
+                for &si in &self.trace_sizes[ti] {
+                    let s = &self.sizes[si].0;
                     for (di, d) in self.devices.iter().enumerate() {
                         let device_spec = match d {
                             DeviceChoice::None => String::new(),
@@ -874,6 +931,48 @@ mod tests {
         assert_eq!(p.pages_per_block.get(), 1024);
         assert_eq!(p.devices.len(), 2);
         assert_eq!(p.traces[0].0.label(), "fileserver");
+    }
+
+    #[test]
+    fn a_trace_runs_at_its_own_sizes() {
+        let two = format!(
+            "name = \"t\"\npolicies = [\"lru\"]\ncache_sizes = [\"1MiB\"]\ntraces = [\
+             {{ path = \"{TRACE}\" }}, \
+             {{ path = \"{TRACE}\", name = \"small\", cache_sizes = [\"5%\", \"1MiB\"] }}]"
+        );
+        let p = plan(&two).unwrap();
+        // The experiment's size, then the trace's own that is new; 1MiB is shared.
+        assert_eq!(p.sizes.len(), 2);
+        assert_eq!(p.trace_sizes, vec![vec![0], vec![1, 0]]);
+        let cells: Vec<(String, String)> =
+            p.cells().into_iter().map(|c| (c.trace, c.cache)).collect();
+        assert_eq!(
+            cells,
+            [("fileserver", "1MiB"), ("small", "5%"), ("small", "1MiB")]
+                .map(|(t, c)| (t.to_string(), c.to_string()))
+        );
+        // Every trace with its own sizes: the experiment's list may be empty.
+        let own = two.replace(
+            &format!("{{ path = \"{TRACE}\" }}"),
+            &format!("{{ path = \"{TRACE}\", cache_sizes = [\"2MiB\"] }}"),
+        );
+        assert!(plan(&own.replace("[\"1MiB\"]\ntraces", "[]\ntraces")).is_ok());
+        // Otherwise not, and a trace's list is checked like the experiment's.
+        let e = plan(&two.replace("[\"1MiB\"]\ntraces", "[]\ntraces"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("exp.toml: cache_sizes: "), "{e}");
+        let e = plan(&two.replace("\"5%\", \"1MiB\"", "\"5%\", \"5%\""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("exp.toml: traces[1].cache_sizes[1]: cache size `5%` is given twice"),
+            "{e}"
+        );
+        let e = plan(&two.replace("[\"5%\", \"1MiB\"]", "[]"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("exp.toml: traces[1].cache_sizes: "), "{e}");
     }
 
     #[test]

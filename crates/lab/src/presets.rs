@@ -56,13 +56,11 @@ pub struct Preset {
     pub paper: &'static str,
     /// Policies of the paper's evaluation, in wafer's names.
     pub policies: &'static [&'static str],
-    /// Cache sizes.
-    pub sizes: &'static [&'static str],
     /// Devices (`none` = cache only).
     pub devices: &'static [&'static str],
-    /// Stand-in traces: under `../shared/traces/`, or wafer's own bundled captures
-    /// under `traces/` of the repository.
-    pub traces: &'static [&'static str],
+    /// Stand-in traces in groups, each judged on its own: the workloads closest to
+    /// the paper's first, the Pixel 6a block traces as a second group.
+    pub groups: &'static [TraceGroup],
     /// Read the page on a write miss (a virtual-memory fault always reads it).
     pub write_miss_fetch: bool,
     /// The paper's setup.
@@ -73,27 +71,86 @@ pub struct Preset {
     pub sensitivity: Option<Sensitivity>,
 }
 
-/// A sensitivity study of one claim: its two policies on the preset's traces and cache
-/// sizes, aged and flushed as the preset, on devices that differ in one parameter
-/// (docs/papers.md, "Where the claims hold"). It runs as an experiment of its own
-/// through the same runner.
+/// Stand-in traces judged together: every claim gets one verdict per group.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceGroup {
+    /// Short name in verdict lines and figure labels.
+    pub name: &'static str,
+    /// Trace files: under `../shared/traces/`, or wafer's own bundled captures under
+    /// `traces/` of the repository.
+    pub traces: &'static [&'static str],
+    /// The group's cache sizes (a share of each trace's footprint suits captures
+    /// whose footprints are small).
+    pub sizes: &'static [&'static str],
+    /// What the group's workloads differ in from the paper's.
+    pub differences: &'static str,
+}
+
+impl TraceGroup {
+    /// The labels its traces carry in results.
+    pub fn labels(&self) -> Vec<String> {
+        self.traces
+            .iter()
+            .map(|t| TraceDef::file(PathBuf::from(t)).label())
+            .collect()
+    }
+
+    /// The cells of `results` on its traces.
+    pub fn of(&self, results: &[CellResult]) -> Vec<CellResult> {
+        let labels = self.labels();
+        results
+            .iter()
+            .filter(|r| labels.contains(&r.params.trace))
+            .cloned()
+            .collect()
+    }
+}
+
+/// A sensitivity study of one claim: its policies on the preset's traces and cache
+/// sizes, aged and flushed as the preset, with one condition varied: the device or
+/// the proposed policy's parameter (docs/findings.md). It runs as an experiment of
+/// its own through the same runner.
 #[derive(Clone, Copy, Debug)]
 pub struct Sensitivity {
     /// The claim (index into the preset's claims).
     pub claim: usize,
     /// What varies.
     pub axis: &'static str,
-    /// `(value, device spec)` in the axis' order.
+    /// Whether a point is a device or a policy.
+    pub vary: Vary,
+    /// `(value, device spec or policy label)` in the axis' order.
     pub points: &'static [(&'static str, &'static str)],
-    /// The value of the preset's own device.
+    /// The value the preset itself runs.
     pub preset_point: &'static str,
+    /// The value of the paper's own setup, if the paper gives it.
+    pub paper_point: Option<&'static str>,
+}
+
+impl Sensitivity {
+    /// The marks of point `value`: the preset's and the paper's operating points.
+    fn mark(&self, value: &str) -> &'static str {
+        match (value == self.preset_point, self.paper_point == Some(value)) {
+            (true, true) => " (preset, paper)",
+            (true, false) => " (preset)",
+            (false, true) => " (paper)",
+            (false, false) => "",
+        }
+    }
+}
+
+/// What a sensitivity point replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vary {
+    /// The claim's device (a device spec such as `microsd-16g:rw_log_blocks=1`).
+    Device,
+    /// The claim's proposed policy (a policy label such as `craw:c=4`).
+    Policy,
 }
 
 const TELEGRAM: &str = "mobile-pixel6a/telegram_exec.csv.gz";
 const GAME: &str = "mobile-pixel6a/cod_exec.csv.gz";
 /// SQLite under a write-heavy load with a small page cache, captured by
-/// `wafer trace capture` (`traces/README.md`): the kind of app storage paper 003 (the
-/// Sorted-Clock paper, see `wafer_cache::policies::sorted_clock`) studies.
+/// `wafer trace capture` (`traces/README.md`): the storage engine of Android apps.
 const SQLITE: &str = "sqlite-wal.wtr";
 /// dbench's file-server load, one client, one pass of its load file, captured the same
 /// way (`traces/README.md`): paper 000's file-server workload.
@@ -101,9 +158,33 @@ const DBENCH: &str = "dbench.wtr";
 /// MariaDB under sysbench's OLTP read-write load with an 8 MiB buffer pool, captured
 /// the same way: the stand-in for paper 000's TPC-C on MySQL.
 const MARIADB: &str = "mariadb-oltp.wtr";
+/// Valgrind (lackey) memory traces of `xz` and `sort`, filtered through a CPU-cache
+/// model (`traces/README.md`): the kind of trace papers 002 and 003 used.
+const MEM_XZ: &str = "mem-xz.wtr";
+const MEM_SORT: &str = "mem-sort.wtr";
 
-/// What remains different in every device study on the mobile block traces.
-const BLOCK_STAND_IN: &str = "block-layer stand-in traces (the page cache of the phone already filtered them), not the paper's page-cache traces; a simulated card, not the paper's real one";
+/// What remains different in every study on the mobile block traces.
+const BLOCK_STAND_IN: &str = "block-layer traces (the phone's page cache already filtered them and its file system laid them out), not the paper's page-cache traces";
+
+/// The paper-like file-server and OLTP captures (paper 000's Dbench and TPC-C).
+const SERVER_CAPTURES: TraceGroup = TraceGroup {
+    name: "paper-like",
+    traces: &[DBENCH, MARIADB],
+    // Shares of each footprint (23 and 59 MiB): the paper's 4 to 64 MB would hold
+    // these captures whole at the larger sizes.
+    sizes: &["5%", "10%", "25%", "50%"],
+    differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Dbench and TPC-C traces; cache sizes as shares of their footprints",
+};
+
+/// The memory traces of real programs (papers 002 and 003).
+const MEMORY_CAPTURES: TraceGroup = TraceGroup {
+    name: "paper-like",
+    traces: &[MEM_XZ, MEM_SORT],
+    // Shares of each footprint (3,853 and 486 pages): at the Pixel group's 0.5% a
+    // cache of `sort` would hold 2 pages.
+    sizes: &["5%", "10%", "20%", "40%"],
+    differences: "Valgrind memory traces of xz and sort through a CPU-cache model, not the paper's X11 and SPEC programs; cache sizes as shares of their footprints",
+};
 
 /// The presets `wafer reproduce` offers.
 pub const PRESETS: &[Preset] = &[
@@ -111,9 +192,16 @@ pub const PRESETS: &[Preset] = &[
         name: "ts-clock",
         paper: "D. H. Kang, C. Min, Y. I. Eom, \"An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices\" (TS-CLOCK), IEEE MASCOTS 2014 (paper 000)",
         policies: &["lru", "clock", "cflru", "fab", "lb-clock", "sorted-clock", "bua", "ts-clock"],
-        sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
         devices: &["microsd-16g", "page-16g"],
-        traces: &[TELEGRAM],
+        groups: &[
+            SERVER_CAPTURES,
+            TraceGroup {
+                name: "Pixel 6a",
+                traces: &[TELEGRAM],
+                sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
+                differences: BLOCK_STAND_IN,
+            },
+        ],
         write_miss_fetch: false,
         setup: PaperSetup {
             workload: "page-cache traces: video streaming and mixed applications on Android, Dbench file server, TPC-C on MySQL (Table II)",
@@ -132,7 +220,7 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::UpTo,
                 paper: Some(0.29),
                 device: "microsd-16g",
-                differences: BLOCK_STAND_IN,
+                differences: "a simulated card whose log-block count the paper does not give",
             },
             Claim {
                 text: "TS-CLOCK extends the lifetime by up to 53% compared to FAB on page-level FTL (Sec. IV-E, Fig. 9d)",
@@ -143,7 +231,7 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::UpTo,
                 paper: Some(0.53),
                 device: "page-16g",
-                differences: BLOCK_STAND_IN,
+                differences: "none in the setup",
             },
             Claim {
                 text: "TS-CLOCK outperforms Sp.Clock by 30% on the NAND flash storage devices (abstract; elapsed time, Figs. 4, 6)",
@@ -154,7 +242,7 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::Mean,
                 paper: Some(0.30),
                 device: "microsd-16g",
-                differences: "elapsed time of a synchronous replay on the timed model of the card (one flash unit, host link 10 us a page), not measured on a real card; block-layer stand-in traces",
+                differences: "elapsed time of a synchronous replay on the timed model of the card (one flash unit, host link 10 us a page), not measured on a real card",
             },
         ],
         // FAST's merges decide the erase claim; a card's log blocks are not in the
@@ -162,26 +250,36 @@ pub const PRESETS: &[Preset] = &[
         sensitivity: Some(Sensitivity {
             claim: 0,
             axis: "FAST RW log blocks",
-            points: &[
-                ("1", "microsd-16g:rw_log_blocks=1"),
-                ("2", "microsd-16g:rw_log_blocks=2"),
-                ("4", "microsd-16g:rw_log_blocks=4"),
-                ("16", "microsd-16g:rw_log_blocks=16"),
-                ("64", "microsd-16g:rw_log_blocks=64"),
-            ],
+            vary: Vary::Device,
+            points: LOG_BLOCKS,
             preset_point: "4",
+            // The paper does not say how many log blocks its card keeps.
+            paper_point: None,
         }),
     },
     Preset {
         name: "bua",
-        paper: "Block utilization-aware buffer replacement for mobile NAND flash storage (BUA, paper 001)",
+        paper: "D. H. Kang, C. Min, Y. I. Eom, \"Block utilization-aware buffer replacement scheme for mobile NAND flash storage\" (BUA), IEICE Trans. Information and Systems E97-D(9), 2014 (paper 001)",
         policies: &["cflru", "fab", "sorted-clock", "bua"],
-        sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
         devices: &["microsd-16g"],
-        // The third Pixel 6a trace, slideshow_exec, touches 6,364 erase blocks of 4 MiB
-        // (24.9 GiB) after the cache: more than the 16 GiB card holds, so compact
-        // refuses it and wrap would fold its pages together. It is left out.
-        traces: &[TELEGRAM, GAME],
+        groups: &[
+            TraceGroup {
+                name: "paper-like",
+                traces: &[SQLITE],
+                // A share of its 6.2 MiB footprint: 8 MiB and more would hold it whole.
+                sizes: &["10%", "25%", "50%"],
+                differences: "one SQLite (WAL) application load captured at the system-call level on this kind of machine, the storage engine of Android apps, not the paper's phone traces of browsing, video and mixed apps; cache sizes as shares of its footprint",
+            },
+            TraceGroup {
+                name: "Pixel 6a",
+                // The third Pixel 6a trace, slideshow_exec, touches 6,364 erase blocks
+                // of 4 MiB (24.9 GiB) after the cache: more than the 16 GiB card holds,
+                // so compact refuses it and wrap would fold its pages together.
+                traces: &[TELEGRAM, GAME],
+                sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
+                differences: "block-layer traces (the phone's page cache already filtered them), not the paper's page-cache traces; two of the three Pixel 6a traces (slideshow_exec spans more erase blocks than the 16 GiB card holds)",
+            },
+        ],
         write_miss_fetch: false,
         setup: PaperSetup {
             workload: "page-cache traces of an Android phone: W1 web browsing, W2 video streaming, W3 mixed applications (from the Sp.Clock study)",
@@ -199,17 +297,32 @@ pub const PRESETS: &[Preset] = &[
             over: Over::UpTo,
             paper: Some(0.48),
             device: "microsd-16g",
-            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages; block-layer stand-in traces; two of the three Pixel 6a traces (slideshow_exec spans more erase blocks than the 16 GiB card holds)",
+            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages",
         }],
-        sensitivity: None,
+        sensitivity: Some(Sensitivity {
+            claim: 0,
+            axis: "FAST RW log blocks",
+            vary: Vary::Device,
+            points: LOG_BLOCKS,
+            preset_point: "4",
+            // The paper does not say how many log blocks its card keeps.
+            paper_point: None,
+        }),
     },
     Preset {
         name: "craw",
         paper: "H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\" (CRAW), JCSE 8(3), 2014 (paper 002)",
         policies: &["clock", "car", "cfclock", "cflru", "craw", "craw-a"],
-        sizes: &["0.5%", "1%", "2%", "5%", "10%"],
         devices: &["none"],
-        traces: &[TELEGRAM, GAME],
+        groups: &[
+            MEMORY_CAPTURES,
+            TraceGroup {
+                name: "Pixel 6a",
+                traces: &[TELEGRAM, GAME],
+                sizes: &["0.5%", "1%", "2%", "5%", "10%"],
+                differences: "block-layer traces, not memory references; no CPU-cache filter applies",
+            },
+        ],
         write_miss_fetch: true,
         setup: PaperSetup {
             workload: "memory reference traces of applications (Valgrind), filtered by a CPU-cache model before the page cache",
@@ -228,7 +341,7 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::Mean,
                 paper: Some(0.239),
                 device: "none",
-                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter",
+                differences: "none in the setup",
             },
             Claim {
                 text: "CRAW reduces I/O time vs CAR by 25%-66%",
@@ -239,7 +352,7 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::Mean,
                 paper: Some(0.25),
                 device: "none",
-                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter; the paper's lower bound is taken as its figure",
+                differences: "the paper's lower bound is taken as its figure",
             },
             Claim {
                 text: "CRAW reduces I/O time vs CFCLOCK by 16%-58%",
@@ -250,21 +363,47 @@ pub const PRESETS: &[Preset] = &[
                 over: Over::Mean,
                 paper: Some(0.16),
                 device: "none",
-                differences: "block-layer stand-in traces, not memory references; no CPU-cache filter; the paper's lower bound is taken as its figure",
+                differences: "the paper's lower bound is taken as its figure",
             },
         ],
-        sensitivity: None,
+        // CRAW's areas are sized by the write/read cost ratio c it is given; the cost
+        // model stays 200/25 = 8, so the sweep shows what a mis-set c costs.
+        sensitivity: Some(Sensitivity {
+            claim: 0,
+            axis: "CRAW's cost ratio c",
+            vary: Vary::Policy,
+            points: &[
+                ("1", "craw:c=1"),
+                ("2", "craw:c=2"),
+                ("4", "craw:c=4"),
+                ("8", "craw:c=8"),
+                ("16", "craw:c=16"),
+                ("32", "craw:c=32"),
+            ],
+            preset_point: "8",
+            // Table 1's SLC costs, 200 / 25 us.
+            paper_point: Some("8"),
+        }),
     },
     Preset {
         name: "sorted-clock",
         paper: "Write-ordering-aware page replacement (Sorted-Clock, Sorted-Clock-WSR) for smartphone flash (paper 003)",
         policies: &["lru", "clock", "lirs", "lru-wsr", "sorted-clock", "sorted-clock-wsr"],
-        sizes: &["4MiB", "8MiB", "16MiB", "32MiB"],
         devices: &["microsd-16g"],
-        traces: &[TELEGRAM, SQLITE],
-        write_miss_fetch: false,
+        groups: &[
+            MEMORY_CAPTURES,
+            TraceGroup {
+                name: "Pixel 6a",
+                traces: &[TELEGRAM],
+                sizes: &["4MiB", "8MiB", "16MiB", "32MiB"],
+                differences: BLOCK_STAND_IN,
+            },
+        ],
+        // The paper's traces come from a virtual-memory simulator: a fault reads the
+        // page before a store to it.
+        write_miss_fetch: true,
         setup: PaperSetup {
-            workload: "smartphone application traces from a virtual-memory simulator, replayed by a workload player",
+            workload: "memory reference traces of smartphone applications through a virtual-memory simulator, replayed by a workload player",
             sizes: "page caches of a few to tens of MB",
             device: "a real smartphone's flash storage",
             aging: "not stated",
@@ -294,8 +433,26 @@ pub const PRESETS: &[Preset] = &[
                 differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
             },
         ],
-        sensitivity: None,
+        sensitivity: Some(Sensitivity {
+            claim: 0,
+            axis: "FAST RW log blocks",
+            vary: Vary::Device,
+            points: LOG_BLOCKS,
+            preset_point: "4",
+            // The paper does not say how many log blocks its card keeps.
+            paper_point: None,
+        }),
     },
+];
+
+/// The card with 1 to 64 RW log blocks (real SD cards keep 1 to at least 5 open
+/// erase blocks, docs/ftl.md); `microsd-16g` keeps 4.
+const LOG_BLOCKS: &[(&str, &str)] = &[
+    ("1", "microsd-16g:rw_log_blocks=1"),
+    ("2", "microsd-16g:rw_log_blocks=2"),
+    ("4", "microsd-16g:rw_log_blocks=4"),
+    ("16", "microsd-16g:rw_log_blocks=16"),
+    ("64", "microsd-16g:rw_log_blocks=64"),
 ];
 
 /// The demo: a small TS-CLOCK-style study (paper 000's policy set on its FAST card,
@@ -307,12 +464,10 @@ pub const DEMO: Preset = Preset {
     policies: &[
         "lru", "clock", "cflru", "fab", "lb-clock", "ts-clock", "bua",
     ],
-    // Shares of each trace's footprint: every cell holds less than the trace touches
-    // (fixed sizes would swallow the smaller capture whole).
-    sizes: &["5%", "10%", "25%", "50%"],
     devices: &["microsd-16g"],
-    // Bundled in the repository, so the demo runs from a clone alone.
-    traces: &[DBENCH, MARIADB],
+    // Bundled in the repository, so the demo runs from a clone alone; every cell holds
+    // less than the trace touches.
+    groups: &[SERVER_CAPTURES],
     write_miss_fetch: false,
     setup: PaperSetup {
         workload: "page-cache traces (Table II)",
@@ -331,7 +486,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
+            differences: "none in the setup",
         },
         Claim {
             text: "paper 000 Fig. 8: on the FAST card, FAB erases more blocks than fine-grained management (LRU here)",
@@ -342,7 +497,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
+            differences: "a simulated card whose log-block count the paper does not give",
         },
         Claim {
             text: "paper 000 Sec. IV-E: TS-CLOCK needs fewer erases than FAB",
@@ -353,7 +508,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Android, Dbench and TPC-C traces; cache sizes as shares of their footprints",
+            differences: "a simulated card whose log-block count the paper does not give",
         },
         Claim {
             text: "paper 000: TS-CLOCK is faster on the microSD card than CLOCK",
@@ -364,7 +519,7 @@ pub const DEMO: Preset = Preset {
             over: Over::Mean,
             paper: None,
             device: "microsd-16g",
-            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one; dbench and MariaDB OLTP captures, not the paper's traces",
+            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one",
         },
     ],
     sensitivity: None,
@@ -437,8 +592,8 @@ impl Preset {
     }
 
     /// The experiment, with traces located. `quick` keeps the design (policies,
-    /// devices, aging) on the first trace at the smallest and largest cache size: the
-    /// form the tests run.
+    /// devices, aging) on the first trace of each group at its smallest and largest
+    /// cache size: the form the tests run.
     pub fn plan(&self, quick: bool) -> Result<Plan, LabError> {
         let (have, _) = self.policies();
         if have.is_empty() {
@@ -447,59 +602,77 @@ impl Preset {
                 self.name
             )));
         }
-        let sizes = if quick && self.sizes.len() > 2 {
-            vec![self.sizes[0], self.sizes[self.sizes.len() - 1]]
-        } else {
-            self.sizes.to_vec()
-        };
         self.experiment(
-            quick,
             format!("{}: {}", self.name, self.paper),
             have.iter().map(|s| s.to_string()).collect(),
-            &sizes,
             self.devices.iter().map(|s| s.to_string()).collect(),
+            &|g: &TraceGroup| {
+                if quick {
+                    (&g.traces[..1], vec![g.sizes[0], g.sizes[g.sizes.len() - 1]])
+                } else {
+                    (g.traces, g.sizes.to_vec())
+                }
+            },
         )
     }
 
-    /// The sensitivity study's experiment (None without one): the claim's two
-    /// policies on the preset's traces and sizes, one device per point; `quick`: the
-    /// first trace at the smallest size (each point ages a device of its own, which
-    /// is most of the time).
+    /// The sensitivity study's experiment (None without one): the claim's policies on
+    /// the preset's traces and sizes, with each point's device or policy; `quick`: the
+    /// first trace of each group at its smallest size (each device point ages a
+    /// device of its own, which is most of the time).
     pub fn sensitivity_plan(&self, quick: bool) -> Result<Option<(Sensitivity, Plan)>, LabError> {
         let Some(s) = self.sensitivity else {
             return Ok(None);
         };
         let c = &self.claims[s.claim];
+        let (policies, devices) = match s.vary {
+            Vary::Device => (
+                vec![c.policy.to_string(), c.baseline.to_string()],
+                s.points.iter().map(|(_, d)| d.to_string()).collect(),
+            ),
+            Vary::Policy => (
+                std::iter::once(c.baseline)
+                    .chain(s.points.iter().map(|(_, p)| *p))
+                    .map(str::to_string)
+                    .collect(),
+                vec![c.device.to_string()],
+            ),
+        };
         let plan = self.experiment(
-            quick,
             format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
-            vec![c.policy.to_string(), c.baseline.to_string()],
-            if quick { &self.sizes[..1] } else { self.sizes },
-            s.points.iter().map(|(_, d)| d.to_string()).collect(),
+            policies,
+            devices,
+            &|g: &TraceGroup| {
+                if quick {
+                    (&g.traces[..1], vec![g.sizes[0]])
+                } else {
+                    (g.traces, g.sizes.to_vec())
+                }
+            },
         )?;
         Ok(Some((s, plan)))
     }
 
-    /// The preset's experiment with these policies and devices.
+    /// The preset's experiment with these policies and devices, on the traces and
+    /// sizes `pick` takes from each group.
+    #[allow(clippy::type_complexity)]
     fn experiment(
         &self,
-        quick: bool,
         name: String,
         policies: Vec<String>,
-        sizes: &[&str],
         devices: Vec<String>,
+        pick: &dyn Fn(&TraceGroup) -> (&'static [&'static str], Vec<&'static str>),
     ) -> Result<Plan, LabError> {
-        let traces = if quick {
-            &self.traces[..1]
-        } else {
-            self.traces
-        };
         let mut defs = Vec::new();
-        for t in traces {
-            defs.push(TraceDef::file(locate_trace(t)?));
+        for g in self.groups {
+            let (traces, sizes) = pick(g);
+            for t in traces {
+                let mut def = TraceDef::file(locate_trace(t)?);
+                def.cache_sizes = Some(sizes.iter().map(|s| s.to_string()).collect());
+                defs.push(def);
+            }
         }
-        let sizes = sizes.iter().map(|s| s.to_string()).collect();
-        let mut exp = Experiment::new(name, defs, policies, sizes);
+        let mut exp = Experiment::new(name, defs, policies, Vec::new());
         exp.devices = devices;
         exp.aging = self.aging();
         // The lifetime view counts the dirty pages left at the end; the view without
@@ -514,49 +687,77 @@ impl Preset {
         exp.plan(self.name, Path::new("."))
     }
 
-    /// The claim of `s` measured at each of its points: a line per point with the
-    /// per-trace figures and the verdict by the usual rule, the preset's own point
+    /// The claim of `c` at sensitivity point `point`.
+    fn at_point(c: &Claim, s: &Sensitivity, point: &'static str) -> Claim {
+        match s.vary {
+            Vary::Device => Claim {
+                device: point,
+                ..c.clone()
+            },
+            Vary::Policy => Claim {
+                policy: point,
+                ..c.clone()
+            },
+        }
+    }
+
+    /// The claim of `s` measured at each of its points: a line per point with each
+    /// group's per-trace figures and verdict by the usual rule, the preset's own point
     /// and the paper's figure marked.
     pub fn sensitivity_lines(&self, s: &Sensitivity, results: &[CellResult]) -> Vec<String> {
         let c = &self.claims[s.claim];
         let mut out = vec![format!(
-            "where it holds: {} ({} vs {}, {}), by {}; the preset runs {}; the paper's figure {}",
+            "where it holds: {} ({} vs {}, {}), by {}; the preset runs {}; the paper's setup {}; the paper's figure {}",
             c.text,
             c.policy,
             c.baseline,
             c.metric.name(),
             s.axis,
             s.preset_point,
+            s.paper_point.unwrap_or("not given"),
             c.paper.map_or("none (a direction)".into(), |p| c.show(p))
         )];
-        for (value, device) in s.points {
-            let at = Claim {
-                device,
-                ..c.clone()
-            };
-            let m = at.measure(c.metric, results);
-            let (v, why) = at.judge(&m);
-            let traces: Vec<String> = m
-                .per_trace
-                .iter()
-                .map(|(t, f, _)| format!("{t} {}", f.map_or("n/a".into(), |f| c.show(f))))
-                .collect();
+        for (value, point) in s.points {
+            let at = Self::at_point(c, s, point);
+            let mut groups = Vec::new();
+            for g in self.groups {
+                let rs = g.of(results);
+                if rs.is_empty() {
+                    continue;
+                }
+                let m = at.measure(c.metric, &rs);
+                let (v, why) = at.judge(&m);
+                let traces: Vec<String> = m
+                    .per_trace
+                    .iter()
+                    .map(|(t, f, _)| format!("{t} {}", f.map_or("n/a".into(), |f| c.show(f))))
+                    .collect();
+                groups.push(format!(
+                    "{}: {}; {} ({why})",
+                    g.name,
+                    traces.join(", "),
+                    v.name()
+                ));
+            }
             out.push(format!(
-                "  {} {value}{}: {}; {} ({why})",
+                "  {} {value}{}: {}",
                 s.axis,
-                if *value == s.preset_point {
-                    " (preset)"
-                } else {
-                    ""
-                },
-                traces.join("; "),
-                v.name()
+                s.mark(value),
+                groups.join(" | ")
             ));
         }
         out
     }
 
-    /// The figure of `s`: the claim's figure per trace against the varied parameter,
+    /// The group `trace` belongs to, for figure labels.
+    fn group_of(&self, trace: &str) -> &'static str {
+        self.groups
+            .iter()
+            .find(|g| g.labels().iter().any(|l| l == trace))
+            .map_or("", |g| g.name)
+    }
+
+    /// The figure of `s`: the claim's figure per trace against the varied condition,
     /// with the paper's figure as a flat line.
     pub fn sensitivity_chart(&self, s: &Sensitivity, results: &[CellResult]) -> Chart {
         let c = &self.claims[s.claim];
@@ -565,17 +766,15 @@ impl Preset {
             Form::Ratio => v,
         };
         let mut series: Vec<Series> = Vec::new();
-        for (i, (_, device)) in s.points.iter().enumerate() {
-            let at = Claim {
-                device,
-                ..c.clone()
-            };
+        for (i, (_, point)) in s.points.iter().enumerate() {
+            let at = Self::at_point(c, s, point);
             for (t, f, _) in at.measure(c.metric, results).per_trace {
                 let Some(f) = f else { continue };
-                match series.iter_mut().find(|x| x.name == t) {
+                let name = format!("{t} ({})", self.group_of(&t));
+                match series.iter_mut().find(|x| x.name == name) {
                     Some(x) => x.points.push((i as f64, pct(f))),
                     None => series.push(Series {
-                        name: t,
+                        name,
                         points: vec![(i as f64, pct(f))],
                     }),
                 }
@@ -589,15 +788,24 @@ impl Preset {
         }
         Chart {
             title: format!(
-                "{} vs {} by {} (preset: {})",
-                c.policy, c.baseline, s.axis, s.preset_point
+                "{} vs {} by {} (preset: {}; the paper's: {})",
+                c.policy,
+                c.baseline,
+                s.axis,
+                s.preset_point,
+                s.paper_point.unwrap_or("not given")
             ),
             x_label: s.axis.into(),
             y_label: match c.form {
                 Form::Reduction => format!("{} lower by (%)", c.metric.name()),
                 Form::Ratio => format!("{} ratio", c.metric.name()),
             },
-            categories: Some(s.points.iter().map(|(v, _)| v.to_string()).collect()),
+            categories: Some(
+                s.points
+                    .iter()
+                    .map(|(v, _)| format!("{v}{}", s.mark(v)))
+                    .collect(),
+            ),
             kind: Kind::Line,
             series,
             y_from_zero: true,
@@ -608,8 +816,8 @@ impl Preset {
     /// The claims at a glance: per claim, wafer's figure on each trace and the
     /// paper's, as an effect in the claim's direction (a reduction in %, a ratio as
     /// `(ratio - 1)` in %), so that a bar above zero favours the paper's policy and
-    /// its height beside the paper's bar shows how much of the effect is there. The
-    /// verdict of each claim is in its label.
+    /// its height beside the paper's bar shows how much of the effect is there. Each
+    /// group's verdict is in the claim's label, in the groups' order.
     pub fn claims_chart(&self, results: &[CellResult]) -> Chart {
         let pct = |c: &Claim, v: f64| match c.form {
             Form::Reduction => v * 100.0,
@@ -620,32 +828,42 @@ impl Preset {
             name: "the paper's figure".into(),
             points: Vec::new(),
         };
+        let groups: Vec<(&TraceGroup, Vec<CellResult>)> = self
+            .groups
+            .iter()
+            .map(|g| (g, g.of(results)))
+            .filter(|(_, rs)| !rs.is_empty())
+            .collect();
         let mut categories = Vec::new();
         for (i, c) in self.claims.iter().enumerate() {
-            let m = c.measure(c.metric, results);
-            let (verdict, _) = c.judge(&m);
-            let mark = match verdict {
-                Verdict::Supported => "S",
-                Verdict::Inconclusive => "I",
-                Verdict::Contradicted => "C",
-            };
-            categories.push(format!(
-                "{} {}/{} {mark}",
-                c.metric.short(),
-                c.policy,
-                c.baseline
-            ));
-            for (t, f, _) in m.per_trace {
-                let Some(f) = f else { continue };
-                let pt = (i as f64, pct(c, f));
-                match series.iter_mut().find(|x| x.name == t) {
-                    Some(x) => x.points.push(pt),
-                    None => series.push(Series {
-                        name: t,
-                        points: vec![pt],
-                    }),
+            let mut marks = Vec::new();
+            for (_, rs) in &groups {
+                let m = c.measure(c.metric, rs);
+                marks.push(match c.judge(&m).0 {
+                    Verdict::Supported => "S",
+                    Verdict::Inconclusive => "I",
+                    Verdict::Contradicted => "C",
+                });
+                for (t, f, _) in m.per_trace {
+                    let Some(f) = f else { continue };
+                    let pt = (i as f64, pct(c, f));
+                    let name = format!("{t} ({})", self.group_of(&t));
+                    match series.iter_mut().find(|x| x.name == name) {
+                        Some(x) => x.points.push(pt),
+                        None => series.push(Series {
+                            name,
+                            points: vec![pt],
+                        }),
+                    }
                 }
             }
+            categories.push(format!(
+                "{} {}/{} {}",
+                c.metric.short(),
+                c.policy,
+                c.baseline,
+                marks.join("|")
+            ));
             if let Some(p) = c.paper {
                 paper.points.push((i as f64, pct(c, p)));
             }
@@ -653,12 +871,14 @@ impl Preset {
         if !paper.points.is_empty() {
             series.push(paper);
         }
+        let names: Vec<&str> = groups.iter().map(|(g, _)| g.name).collect();
         Chart {
             title: format!(
-                "{}: claims at a glance (S supported, I inconclusive, C contradicted)",
-                self.name
+                "{}: claims at a glance (verdicts {}: S supported, I inconclusive, C contradicted)",
+                self.name,
+                names.join(" | ")
             ),
-            // The tick labels say it (metric, policy / baseline, verdict).
+            // The tick labels say it (metric, policy / baseline, verdicts).
             x_label: String::new(),
             y_label: "effect in the claim's direction (%)".into(),
             categories: Some(categories),
@@ -671,7 +891,22 @@ impl Preset {
 
     /// The setup table: `(aspect, the paper, wafer)` rows for `plan`.
     pub fn setup_table(&self, plan: &Plan) -> Vec<[String; 3]> {
-        let traces: Vec<String> = plan.traces.iter().map(|(t, _)| t.label()).collect();
+        let ran: Vec<String> = plan.traces.iter().map(|(t, _)| t.label()).collect();
+        // Per group: its traces in this plan and their sizes.
+        let mut workloads = Vec::new();
+        let mut sizes = Vec::new();
+        for g in self.groups {
+            let labels: Vec<String> = g.labels().into_iter().filter(|l| ran.contains(l)).collect();
+            let Some(ti) = ran.iter().position(|l| labels.first() == Some(l)) else {
+                continue;
+            };
+            workloads.push(format!("{}: {}", g.name, labels.join(", ")));
+            let texts: Vec<&str> = plan.trace_sizes[ti]
+                .iter()
+                .map(|&si| plan.sizes[si].0.as_str())
+                .collect();
+            sizes.push(format!("{}: {}", g.name, texts.join(", ")));
+        }
         let devices: Vec<String> = self
             .devices
             .iter()
@@ -702,17 +937,9 @@ impl Preset {
             row(
                 "workload",
                 self.setup.workload,
-                format!("stand-ins: {}", traces.join(", ")),
+                format!("stand-ins, each group judged on its own: {}", workloads.join("; ")),
             ),
-            row(
-                "cache sizes",
-                self.setup.sizes,
-                plan.sizes
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            ),
+            row("cache sizes", self.setup.sizes, sizes.join("; ")),
             row("device and FTL", self.setup.device, devices.join("; ")),
             row("aging", self.setup.aging, aging),
             row(
@@ -772,8 +999,22 @@ impl Preset {
                 missing.join(", ")
             ));
         }
+        let groups: Vec<(&TraceGroup, Vec<CellResult>)> = self
+            .groups
+            .iter()
+            .map(|g| (g, g.of(results)))
+            .filter(|(_, rs)| !rs.is_empty())
+            .collect();
         for c in self.claims {
-            out.extend(c.report(results));
+            out.extend(c.header());
+            for (g, rs) in &groups {
+                out.push(format!("  on {} ({}):", g.name, g.labels().join(", ")));
+                out.extend(
+                    c.judged(rs, g.differences)
+                        .into_iter()
+                        .map(|l| format!("  {l}")),
+                );
+            }
         }
         out
     }
@@ -827,8 +1068,19 @@ mod tests {
                     "{d}"
                 );
             }
-            for s in p.sizes {
-                assert!(wafer_trace::units::CacheSize::parse(s).is_ok(), "{s}");
+            for g in p.groups {
+                for s in g.sizes {
+                    assert!(wafer_trace::units::CacheSize::parse(s).is_ok(), "{s}");
+                }
+            }
+            // A policy point's spec is the label the results carry.
+            if let Some(s) = p.sensitivity.filter(|s| s.vary == Vary::Policy) {
+                for (_, spec) in s.points {
+                    let label = wafer_cache::registry::PolicySpec::parse(spec)
+                        .unwrap()
+                        .label();
+                    assert_eq!(label, *spec);
+                }
             }
             for c in p.claims {
                 assert!(p.policies.contains(&c.policy) && p.policies.contains(&c.baseline));

@@ -139,6 +139,7 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         vec![TraceDef {
             format: args.source.format.clone(),
             mapping: args.source.mapping(),
+            cache_sizes: None,
             ..TraceDef::file(args.trace.clone())
         }],
         policies,

@@ -48,6 +48,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         vec![TraceDef {
             format: args.source.format.clone(),
             mapping: args.source.mapping(),
+            cache_sizes: None,
             ..TraceDef::file(args.file.clone())
         }],
         vec!["lru".into()],
