@@ -190,9 +190,13 @@ pub struct AgingDef {
     /// Sequential run length (`1MiB`).
     #[serde(default = "one_mib")]
     pub run: String,
-    /// Random seed.
-    #[serde(default)]
+    /// Random seed (default: wafer's aging seed, the one every preset ages with).
+    #[serde(default = "aging_seed")]
     pub seed: u64,
+}
+
+fn aging_seed() -> u64 {
+    wafer_ftl::aging::Aging::default().seed
 }
 
 fn yes() -> bool {
