@@ -749,14 +749,6 @@ impl Preset {
         out
     }
 
-    /// The group `trace` belongs to, for figure labels.
-    fn group_of(&self, trace: &str) -> &'static str {
-        self.groups
-            .iter()
-            .find(|g| g.labels().iter().any(|l| l == trace))
-            .map_or("", |g| g.name)
-    }
-
     /// The figure of `s`: the claim's figure per trace against the varied condition,
     /// with the paper's figure as a flat line.
     pub fn sensitivity_chart(&self, s: &Sensitivity, results: &[CellResult]) -> Chart {
@@ -770,11 +762,10 @@ impl Preset {
             let at = Self::at_point(c, s, point);
             for (t, f, _) in at.measure(c.metric, results).per_trace {
                 let Some(f) = f else { continue };
-                let name = format!("{t} ({})", self.group_of(&t));
-                match series.iter_mut().find(|x| x.name == name) {
+                match series.iter_mut().find(|x| x.name == t) {
                     Some(x) => x.points.push((i as f64, pct(f))),
                     None => series.push(Series {
-                        name,
+                        name: t,
                         points: vec![(i as f64, pct(f))],
                     }),
                 }
@@ -847,11 +838,10 @@ impl Preset {
                 for (t, f, _) in m.per_trace {
                     let Some(f) = f else { continue };
                     let pt = (i as f64, pct(c, f));
-                    let name = format!("{t} ({})", self.group_of(&t));
-                    match series.iter_mut().find(|x| x.name == name) {
+                    match series.iter_mut().find(|x| x.name == t) {
                         Some(x) => x.points.push(pt),
                         None => series.push(Series {
-                            name,
+                            name: t,
                             points: vec![pt],
                         }),
                     }
@@ -873,12 +863,13 @@ impl Preset {
         }
         let names: Vec<&str> = groups.iter().map(|(g, _)| g.name).collect();
         Chart {
+            // S supported, I inconclusive, C contradicted, per group in this order.
             title: format!(
-                "{}: claims at a glance (verdicts {}: S supported, I inconclusive, C contradicted)",
+                "{}: claims at a glance, verdicts {}",
                 self.name,
                 names.join(" | ")
             ),
-            // The tick labels say it (metric, policy / baseline, verdicts).
+            // The tick labels say the rest (metric, policy / baseline, verdicts).
             x_label: String::new(),
             y_label: "effect in the claim's direction (%)".into(),
             categories: Some(categories),
