@@ -14,9 +14,9 @@ fn repository() -> &'static Path {
         .unwrap()
 }
 
-/// Run `paper`'s quick form into a temporary folder; its standard output and the
-/// header of its results.csv.
-fn quick(paper: &str) -> Option<(String, String)> {
+/// Run `paper`'s quick form into a temporary folder; its standard output, the header
+/// of its results.csv and its report.
+fn quick(paper: &str) -> Option<(String, String, String)> {
     // Every grid preset reads at least one Pixel 6a trace.
     wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz")?;
     let dir = tempfile::tempdir().unwrap();
@@ -33,13 +33,13 @@ fn quick(paper: &str) -> Option<(String, String)> {
         "{paper}: {}\n{stdout}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(dir.path().join("report.html").is_file(), "{paper}: report");
+    let report = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
-    Some((stdout, csv.lines().next().unwrap().to_string()))
+    Some((stdout, csv.lines().next().unwrap().to_string(), report))
 }
 
 fn check(paper: &str) {
-    let Some((stdout, header)) = quick(paper) else {
+    let Some((stdout, header, report)) = quick(paper) else {
         return;
     };
     let preset = wafer_lab::presets::find(paper).unwrap();
@@ -66,8 +66,9 @@ fn check(paper: &str) {
         "{paper}:\n{stdout}"
     );
     for g in preset.groups {
+        let on = format!("  on {} (", g.name);
         assert!(
-            stdout.contains(&format!("  on {} (", g.name)),
+            stdout.contains(&on) && report.contains(&on),
             "{paper}: no verdicts on group {}:\n{stdout}",
             g.name
         );
@@ -104,6 +105,14 @@ fn check(paper: &str) {
             .count();
         assert_eq!(points, sens.points.len(), "{paper}: sensitivity:\n{stdout}");
         assert!(stdout.contains("where it holds: "), "{paper}");
+        // The preset's report shows the study's lines and figure, the preset's
+        // operating point marked on its axis.
+        assert!(report.contains("where it holds: "), "{paper}: report");
+        assert!(
+            report.contains("<figure class=\"preface\">")
+                && report.contains(&format!("{} (preset", sens.preset_point)),
+            "{paper}: no sensitivity figure in the report"
+        );
         assert!(
             stdout
                 .lines()

@@ -22,6 +22,8 @@ pub struct Preface {
     pub lines: Vec<String>,
     /// The figure that makes the point at a glance, shown first.
     pub glance: Option<crate::plot::Chart>,
+    /// Figures shown after the lines (where a claim holds).
+    pub after: Vec<crate::plot::Chart>,
 }
 
 const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
@@ -109,6 +111,14 @@ pub fn html(
     }
     for l in &preface.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
+    }
+    for c in &preface.after {
+        let _ = write!(
+            h,
+            "<figure class=\"preface\">{}<figcaption>{}</figcaption></figure>",
+            c.svg(),
+            esc(&c.title)
+        );
     }
     let _ = write!(
         h,

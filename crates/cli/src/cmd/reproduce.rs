@@ -59,12 +59,38 @@ pub fn reproduce(
     for l in &head {
         writeln!(stdout, "{l}")?;
     }
+    // Where a claim holds runs first, as an experiment of its own in its own folder
+    // through the same runner, so that the preset's report shows its figure.
+    let mut sensitivity = None;
+    if let Some((s, plan)) = preset.sensitivity_plan(quick)? {
+        let dir = out.join("sensitivity");
+        writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
+        let preface = move |results: &[wafer_lab::CellResult]| Preface {
+            lines: preset.sensitivity_lines(&s, results),
+            glance: None,
+            after: vec![preset.sensitivity_chart(&s, results)],
+        };
+        let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
+        let results = done.outcome.results;
+        let lines = preset.sensitivity_lines(&s, &results);
+        let chart = preset.sensitivity_chart(&s, &results);
+        let fig = wafer_lab::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
+        sensitivity = Some((lines, chart, fig));
+        writeln!(stdout)?;
+    }
+    let extra = sensitivity.clone();
     let preface = move |results: &[wafer_lab::CellResult]| {
         let mut lines = head.clone();
         lines.extend(preset.compare(results));
+        let mut after = Vec::new();
+        if let Some((sens, chart, _)) = &extra {
+            lines.extend(sens.iter().cloned());
+            after.push(chart.clone());
+        }
         Preface {
             lines,
             glance: Some(preset.claims_chart(results)),
+            after,
         }
     };
     let done = run_plan(plan, out, jobs, Box::new(preface))?;
@@ -77,23 +103,11 @@ pub fn reproduce(
     let chart = preset.claims_chart(results);
     let fig = wafer_lab::figure_file::write_figure(&out.join("figures"), "claims", &chart)?;
     writeln!(stdout, "claims at a glance: {}", fig.display())?;
-    if let Some((s, plan)) = preset.sensitivity_plan(quick)? {
-        // Where a claim holds: an experiment of its own, in its own folder, through
-        // the same runner.
-        let dir = out.join("sensitivity");
+    if let Some((lines, _, fig)) = sensitivity {
         writeln!(stdout)?;
-        writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
-        let preface = move |results: &[wafer_lab::CellResult]| Preface {
-            lines: preset.sensitivity_lines(&s, results),
-            glance: None,
-        };
-        let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
-        let results = &done.outcome.results;
-        for l in preset.sensitivity_lines(&s, results) {
+        for l in lines {
             writeln!(stdout, "{l}")?;
         }
-        let chart = preset.sensitivity_chart(&s, results);
-        let fig = wafer_lab::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
         writeln!(stdout, "figure: {}", fig.display())?;
     }
     Ok(())
