@@ -21,7 +21,7 @@
 //! ratio instead lets one hot page that happens to be sampled shift the whole curve:
 //! on a phone trace with a million pages that was a 7-point offset at every size.
 //!
-//! An exact head ([`super::head`], `Sampling::exact_head` pages) sees every access
+//! An exact head (module `head`, `Sampling::exact_head` pages) sees every access
 //! and gives the sizes up to its depth exactly; the sample then adds only what lies
 //! beyond the head: hits at larger distances, write-backs of intervals that left it.
 //!
