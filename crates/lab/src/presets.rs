@@ -68,7 +68,7 @@ pub struct Preset {
     /// Claims checked.
     pub claims: &'static [Claim],
     /// Where a claim holds: one device parameter varied (docs/papers.md).
-    pub sensitivity: Option<Sensitivity>,
+    pub sensitivities: &'static [Sensitivity],
 }
 
 /// Stand-in traces judged together: every claim gets one verdict per group.
@@ -112,6 +112,8 @@ impl TraceGroup {
 /// its own through the same runner.
 #[derive(Clone, Copy, Debug)]
 pub struct Sensitivity {
+    /// Its folder under `<out>/sensitivity/`.
+    pub slug: &'static str,
     /// The claim (index into the preset's claims).
     pub claim: usize,
     /// What varies.
@@ -247,15 +249,34 @@ pub const PRESETS: &[Preset] = &[
         ],
         // FAST's merges decide the erase claim; a card's log blocks are not in the
         // paper (docs/ftl.md).
-        sensitivity: Some(Sensitivity {
-            claim: 0,
-            axis: "FAST RW log blocks",
-            vary: Vary::Device,
-            points: LOG_BLOCKS,
-            preset_point: "4",
-            // The paper does not say how many log blocks its card keeps.
-            paper_point: None,
-        }),
+        sensitivities: &[
+            Sensitivity {
+                slug: "log-blocks",
+                claim: 0,
+                axis: "FAST RW log blocks",
+                vary: Vary::Device,
+                points: LOG_BLOCKS,
+                preset_point: "4",
+                // The paper does not say how many log blocks its card keeps.
+                paper_point: None,
+            },
+            // Count levels decide whether a block being appended is written whole
+            // (docs/findings.md, section 3); Fig. 2 of the paper uses 4.
+            Sensitivity {
+                slug: "levels",
+                claim: 2,
+                axis: "TS-CLOCK count levels",
+                vary: Vary::Policy,
+                points: &[
+                    ("1", "ts-clock:levels=1"),
+                    ("2", "ts-clock:levels=2"),
+                    ("4", "ts-clock:levels=4"),
+                    ("7", "ts-clock:levels=7"),
+                ],
+                preset_point: "4",
+                paper_point: Some("4"),
+            },
+        ],
     },
     Preset {
         name: "bua",
@@ -299,7 +320,8 @@ pub const PRESETS: &[Preset] = &[
             device: "microsd-16g",
             differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages",
         }],
-        sensitivity: Some(Sensitivity {
+        sensitivities: &[Sensitivity {
+            slug: "log-blocks",
             claim: 0,
             axis: "FAST RW log blocks",
             vary: Vary::Device,
@@ -307,7 +329,7 @@ pub const PRESETS: &[Preset] = &[
             preset_point: "4",
             // The paper does not say how many log blocks its card keeps.
             paper_point: None,
-        }),
+        }],
     },
     Preset {
         name: "craw",
@@ -368,7 +390,8 @@ pub const PRESETS: &[Preset] = &[
         ],
         // CRAW's areas are sized by the write/read cost ratio c it is given; the cost
         // model stays 200/25 = 8, so the sweep shows what a mis-set c costs.
-        sensitivity: Some(Sensitivity {
+        sensitivities: &[Sensitivity {
+            slug: "craw-c",
             claim: 0,
             axis: "CRAW's cost ratio c",
             vary: Vary::Policy,
@@ -383,7 +406,7 @@ pub const PRESETS: &[Preset] = &[
             preset_point: "8",
             // Table 1's SLC costs, 200 / 25 us.
             paper_point: Some("8"),
-        }),
+        }],
     },
     Preset {
         name: "sorted-clock",
@@ -433,7 +456,8 @@ pub const PRESETS: &[Preset] = &[
                 differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
             },
         ],
-        sensitivity: Some(Sensitivity {
+        sensitivities: &[Sensitivity {
+            slug: "log-blocks",
             claim: 0,
             axis: "FAST RW log blocks",
             vary: Vary::Device,
@@ -441,7 +465,7 @@ pub const PRESETS: &[Preset] = &[
             preset_point: "4",
             // The paper does not say how many log blocks its card keeps.
             paper_point: None,
-        }),
+        }],
     },
 ];
 
@@ -522,7 +546,7 @@ pub const DEMO: Preset = Preset {
             differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one",
         },
     ],
-    sensitivity: None,
+    sensitivities: &[],
 };
 
 /// The note every reproduction prints.
@@ -616,41 +640,42 @@ impl Preset {
         )
     }
 
-    /// The sensitivity study's experiment (None without one): the claim's policies on
-    /// the preset's traces and sizes, with each point's device or policy; `quick`: the
-    /// first trace of each group at its smallest size (each device point ages a
-    /// device of its own, which is most of the time).
-    pub fn sensitivity_plan(&self, quick: bool) -> Result<Option<(Sensitivity, Plan)>, LabError> {
-        let Some(s) = self.sensitivity else {
-            return Ok(None);
-        };
-        let c = &self.claims[s.claim];
-        let (policies, devices) = match s.vary {
-            Vary::Device => (
-                vec![c.policy.to_string(), c.baseline.to_string()],
-                s.points.iter().map(|(_, d)| d.to_string()).collect(),
-            ),
-            Vary::Policy => (
-                std::iter::once(c.baseline)
-                    .chain(s.points.iter().map(|(_, p)| *p))
-                    .map(str::to_string)
-                    .collect(),
-                vec![c.device.to_string()],
-            ),
-        };
-        let plan = self.experiment(
-            format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
-            policies,
-            devices,
-            &|g: &TraceGroup| {
-                if quick {
-                    (&g.traces[..1], vec![g.sizes[0]])
-                } else {
-                    (g.traces, g.sizes.to_vec())
-                }
-            },
-        )?;
-        Ok(Some((s, plan)))
+    /// The sensitivity studies' experiments: each claim's policies on the preset's
+    /// traces and sizes, with each point's device or policy; `quick`: the first trace
+    /// of each group at its smallest size (each device point ages a device of its own,
+    /// which is most of the time).
+    pub fn sensitivity_plans(&self, quick: bool) -> Result<Vec<(Sensitivity, Plan)>, LabError> {
+        let mut out = Vec::new();
+        for s in self.sensitivities {
+            let c = &self.claims[s.claim];
+            let (policies, devices) = match s.vary {
+                Vary::Device => (
+                    vec![c.policy.to_string(), c.baseline.to_string()],
+                    s.points.iter().map(|(_, d)| d.to_string()).collect(),
+                ),
+                Vary::Policy => (
+                    std::iter::once(c.baseline)
+                        .chain(s.points.iter().map(|(_, p)| *p))
+                        .map(str::to_string)
+                        .collect(),
+                    vec![c.device.to_string()],
+                ),
+            };
+            let plan = self.experiment(
+                format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
+                policies,
+                devices,
+                &|g: &TraceGroup| {
+                    if quick {
+                        (&g.traces[..1], vec![g.sizes[0]])
+                    } else {
+                        (g.traces, g.sizes.to_vec())
+                    }
+                },
+            )?;
+            out.push((*s, plan));
+        }
+        Ok(out)
     }
 
     /// The preset's experiment with these policies and devices, on the traces and
@@ -778,18 +803,12 @@ impl Preset {
             });
         }
         Chart {
-            title: format!(
-                "{} vs {} by {} (preset: {}; the paper's: {})",
-                c.policy,
-                c.baseline,
-                s.axis,
-                s.preset_point,
-                s.paper_point.unwrap_or("not given")
-            ),
+            // The axis marks the preset's and the paper's points.
+            title: format!("{} vs {} by {}", c.policy, c.baseline, s.axis),
             x_label: s.axis.into(),
             y_label: match c.form {
-                Form::Reduction => format!("{} lower by (%)", c.metric.name()),
-                Form::Ratio => format!("{} ratio", c.metric.name()),
+                Form::Reduction => format!("{} lower by (%)", c.metric.short()),
+                Form::Ratio => format!("{} ratio", c.metric.short()),
             },
             categories: Some(
                 s.points
@@ -1065,7 +1084,7 @@ mod tests {
                 }
             }
             // A policy point's spec is the label the results carry.
-            if let Some(s) = p.sensitivity.filter(|s| s.vary == Vary::Policy) {
+            for s in p.sensitivities.iter().filter(|s| s.vary == Vary::Policy) {
                 for (_, spec) in s.points {
                     let label = wafer_cache::registry::PolicySpec::parse(spec)
                         .unwrap()

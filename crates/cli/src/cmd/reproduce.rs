@@ -59,11 +59,11 @@ pub fn reproduce(
     for l in &head {
         writeln!(stdout, "{l}")?;
     }
-    // Where a claim holds runs first, as an experiment of its own in its own folder
-    // through the same runner, so that the preset's report shows its figure.
-    let mut sensitivity = None;
-    if let Some((s, plan)) = preset.sensitivity_plan(quick)? {
-        let dir = out.join("sensitivity");
+    // Where each claim holds runs first, each study an experiment of its own in its
+    // own folder through the same runner, so that the preset's report shows them.
+    let mut sensitivity = Vec::new();
+    for (s, plan) in preset.sensitivity_plans(quick)? {
+        let dir = out.join("sensitivity").join(s.slug);
         writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
         let preface = move |results: &[wafer_lab::CellResult]| Preface {
             lines: preset.sensitivity_lines(&s, results),
@@ -75,7 +75,7 @@ pub fn reproduce(
         let lines = preset.sensitivity_lines(&s, &results);
         let chart = preset.sensitivity_chart(&s, &results);
         let fig = wafer_lab::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
-        sensitivity = Some((lines, chart, fig));
+        sensitivity.push((lines, chart, fig));
         writeln!(stdout)?;
     }
     let extra = sensitivity.clone();
@@ -83,7 +83,7 @@ pub fn reproduce(
         let mut lines = head.clone();
         lines.extend(preset.compare(results));
         let mut after = Vec::new();
-        if let Some((sens, chart, _)) = &extra {
+        for (sens, chart, _) in &extra {
             lines.extend(sens.iter().cloned());
             after.push(chart.clone());
         }
@@ -103,7 +103,7 @@ pub fn reproduce(
     let chart = preset.claims_chart(results);
     let fig = wafer_lab::figure_file::write_figure(&out.join("figures"), "claims", &chart)?;
     writeln!(stdout, "claims at a glance: {}", fig.display())?;
-    if let Some((lines, _, fig)) = sensitivity {
+    for (lines, _, fig) in sensitivity {
         writeln!(stdout)?;
         for l in lines {
             writeln!(stdout, "{l}")?;
