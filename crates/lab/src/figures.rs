@@ -105,6 +105,8 @@ fn slug(s: &str) -> String {
 struct Ctx<'a> {
     plan: &'a Plan,
     results: &'a [CellResult],
+    /// The cache sizes of the trace being drawn (a trace may have its own).
+    sizes: Vec<String>,
 }
 
 impl Ctx<'_> {
@@ -116,7 +118,7 @@ impl Ctx<'_> {
     }
 
     fn sizes(&self) -> Vec<String> {
-        self.plan.sizes.iter().map(|(s, _)| s.clone()).collect()
+        self.sizes.clone()
     }
 
     /// One series per policy: `f(cell)` at each cache size.
@@ -213,7 +215,6 @@ fn utilization_labels() -> Vec<String> {
 
 /// Draw every figure the plan asks for.
 pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Figure> {
-    let cx = Ctx { plan, results };
     let mut figs = Vec::new();
     let want = |k: &str| plan.wants_figure(k);
     let first_dev = plan.devices[0].label().to_string();
@@ -223,10 +224,18 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
         .map(|d| d.label().to_string())
         .filter(|d| d != "none")
         .collect();
-    let sizes = cx.sizes();
-    let smallest = sizes.first().cloned().unwrap_or_default();
-    let largest = sizes.last().cloned().unwrap_or_default();
-    for (t, _) in &plan.traces {
+    for (ti, (t, _)) in plan.traces.iter().enumerate() {
+        let cx = Ctx {
+            plan,
+            results,
+            sizes: plan.trace_sizes[ti]
+                .iter()
+                .map(|&si| plan.sizes[si].0.clone())
+                .collect(),
+        };
+        let sizes = cx.sizes();
+        let smallest = sizes.first().cloned().unwrap_or_default();
+        let largest = sizes.last().cloned().unwrap_or_default();
         let tl = t.label();
         let ts = slug(&tl);
         let mut push = |stem: String, kind: &'static str, chart: Chart| {

@@ -372,3 +372,36 @@ fn the_log_block_sensitivity_example_sweeps_the_fast_card() {
     assert!(plan.aging.is_some() && plan.exp.flush_at_end);
     assert_eq!(plan.address_map, wafer_ftl::AddressMap::Compact);
 }
+
+#[test]
+fn a_trace_with_its_own_sizes_is_drawn_at_those_sizes_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exp.toml");
+    std::fs::write(
+        &path,
+        format!(
+            r#"name = "two traces, two size lists"
+traces = [
+  {{ path = "{TRACE}", name = "a" }},
+  {{ path = "{TRACE}", name = "b", cache_sizes = ["2%", "10%"] }},
+]
+policies = ["lru", "clock"]
+cache_sizes = ["1%", "5%", "20%"]
+"#
+        ),
+    )
+    .unwrap();
+    let plan = Experiment::load(&path).unwrap();
+    let done = run(&plan, dir.path().join("out"), 2);
+    // 2 policies x (3 + 2) sizes: no cell of `b` at the experiment's sizes.
+    assert_eq!(done.outcome.results.len(), 10);
+    let figs = figures::draw(&plan, &done.outcome.results, &done.outcome.traces);
+    let categories = |stem: &str| {
+        figs.iter()
+            .find(|f| f.stem == stem)
+            .and_then(|f| f.chart.categories.clone())
+            .unwrap()
+    };
+    assert_eq!(categories("hit-ratio-a"), ["1%", "5%", "20%"]);
+    assert_eq!(categories("hit-ratio-b"), ["2%", "10%"]);
+}
