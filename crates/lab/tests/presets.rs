@@ -1,0 +1,102 @@
+//! A preset judges each claim once per group of traces, each group at its own cache
+//! sizes, and never averages groups together; on bundled traces, so it runs from a
+//! clone alone.
+
+use std::sync::Arc;
+
+use wafer_lab::claims::{Claim, Form, Metric, Over};
+use wafer_lab::presets::{PaperSetup, Preset, TraceGroup};
+use wafer_lab::{execute, GridStudy, Quiet, RunOptions};
+
+const SETUP: PaperSetup = PaperSetup {
+    workload: "w",
+    sizes: "s",
+    device: "d",
+    aging: "a",
+    metric: "m",
+};
+
+const TWO_GROUPS: Preset = Preset {
+    name: "two-groups",
+    paper: "a test preset",
+    policies: &["lru", "clock"],
+    devices: &["none"],
+    groups: &[
+        TraceGroup {
+            name: "first",
+            traces: &["fileserver.wtr"],
+            sizes: &["5%", "20%"],
+            differences: "first group",
+        },
+        TraceGroup {
+            name: "second",
+            traces: &["sqlite-wal.wtr"],
+            sizes: &["10%", "25%", "50%"],
+            differences: "second group",
+        },
+    ],
+    write_miss_fetch: false,
+    setup: SETUP,
+    claims: &[Claim {
+        text: "CLOCK costs less I/O time than LRU",
+        policy: "clock",
+        baseline: "lru",
+        metric: Metric::CostTime,
+        form: Form::Reduction,
+        over: Over::Mean,
+        paper: None,
+        device: "none",
+        differences: "none",
+    }],
+    sensitivities: &[],
+};
+
+#[test]
+fn each_group_is_judged_on_its_own_cells_at_its_own_sizes() {
+    let plan = TWO_GROUPS.plan(false).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let study = Arc::new(GridStudy::new(plan.clone(), Some(dir.path())));
+    let done = execute(&study, &RunOptions::stored(dir.path(), 2), &mut Quiet).unwrap();
+    let results = &done.outcome.results;
+    // 2 policies x (2 + 3) sizes.
+    assert_eq!(results.len(), 10);
+    let sizes = |trace: &str| {
+        let mut s: Vec<String> = results
+            .iter()
+            .filter(|r| r.params.trace == trace && r.params.policy == "lru")
+            .map(|r| r.params.cache.clone())
+            .collect();
+        s.sort();
+        s
+    };
+    assert_eq!(sizes("fileserver"), ["20%", "5%"]);
+    assert_eq!(sizes("sqlite-wal"), ["10%", "25%", "50%"]);
+    let lines = TWO_GROUPS.compare(results);
+    let on: Vec<&String> = lines.iter().filter(|l| l.starts_with("  on ")).collect();
+    assert_eq!(
+        on,
+        ["  on first (fileserver):", "  on second (sqlite-wal):"]
+    );
+    // One verdict per group, each naming only its group's trace and workload.
+    let verdicts = lines
+        .iter()
+        .filter(|l| l.trim_start().starts_with("verdict: "))
+        .count();
+    assert_eq!(verdicts, 2, "{lines:#?}");
+    let second = lines
+        .iter()
+        .position(|l| l.starts_with("  on second"))
+        .unwrap();
+    assert!(lines[..second].iter().all(|l| !l.contains("sqlite-wal")));
+    assert!(lines[second..].iter().all(|l| !l.contains("fileserver")));
+    assert!(lines[second..]
+        .iter()
+        .any(|l| l.contains("workload: second group")));
+    // The figure labels the claim with one verdict per group.
+    let chart = TWO_GROUPS.claims_chart(results);
+    let label = &chart.categories.unwrap()[0];
+    assert!(
+        label.starts_with("I/O time clock/lru ") && label.matches('|').count() == 1,
+        "{label}"
+    );
+}
