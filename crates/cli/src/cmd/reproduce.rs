@@ -34,9 +34,9 @@ pub struct Args {
     /// Worker threads (default: all cores).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
-    /// The same design on the first trace at the smallest and largest cache size
-    /// (devices and aging unchanged; apu: every benchmark, at 8 and 256 MB): a check
-    /// that runs in about a minute.
+    /// The same design on the first trace of each group at its smallest and largest
+    /// cache size (devices and aging unchanged; apu: every benchmark, at 8 and 256 MB):
+    /// a check that runs in about a minute.
     #[arg(long)]
     pub quick: bool,
 }
