@@ -170,3 +170,67 @@ fn bad_input_exits_2_or_1_with_one_line() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn parquet_rows_are_the_csv_rows() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dir = tempfile::tempdir().unwrap();
+    let (csv, pq) = (dir.path().join("c.csv"), dir.path().join("c.parquet"));
+    wafer()
+        .args(["curve", "-t"])
+        .arg(sqlite())
+        .args(["--method", "exact,shards", "--rate", "0.5", "--points", "4"])
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--parquet")
+        .arg(&pq)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let header: Vec<String> = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(String::from)
+        .collect();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    let reader = SerializedFileReader::new(std::fs::File::open(&pq).unwrap()).unwrap();
+    let names: Vec<String> = reader
+        .metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    assert_eq!(names, header);
+    let got: Vec<Vec<String>> = reader
+        .get_row_iter(None)
+        .unwrap()
+        .map(|r| {
+            r.unwrap()
+                .get_column_iter()
+                .map(|(_, f)| match f {
+                    parquet::record::Field::Null => String::new(),
+                    parquet::record::Field::Str(s) => s.clone(),
+                    other => other.to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(got.len(), rows.len());
+    // Counters and text agree cell by cell (floats are checked by value).
+    for (g, r) in got.iter().zip(&rows) {
+        for ((name, a), b) in header.iter().zip(g).zip(r) {
+            match (a.parse::<f64>(), b.parse::<f64>()) {
+                (Ok(x), Ok(y)) => assert_eq!(x, y, "{name}"),
+                _ => assert_eq!(a, b, "{name}"),
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
+use serde_json::Value;
 use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
 use wafer_cache::{Input, Metrics, PreparedTrace, SimConfig};
 use wafer_lab::experiment::TraceDef;
@@ -96,6 +97,10 @@ pub struct Args {
     /// Write the rows as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// Write the rows as Parquet to this file (the CSV's columns; pandas:
+    /// `pd.read_parquet(FILE)`).
+    #[arg(long, value_name = "FILE")]
+    pub parquet: Option<PathBuf>,
     /// Print JSON (one object per row) instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -228,7 +233,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let unit = granularity.unit();
     let ppb = settings.pages_per_block.get();
-    for out in [&args.csv, &args.plot, &args.plot_writes]
+    for out in [&args.csv, &args.parquet, &args.plot, &args.plot_writes]
         .into_iter()
         .flatten()
     {
@@ -380,6 +385,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(p) = &args.csv {
         wafer_trace::export::write_atomic(p, csv(&rows).as_bytes())?;
     }
+    if let Some(p) = &args.parquet {
+        wafer_trace::export::write_atomic(p, &parquet(&rows)?)?;
+    }
     for (p, curve) in [
         (&args.plot, Curve::MissRatio),
         (&args.plot_writes, Curve::WriteBacks),
@@ -411,73 +419,139 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Column names of the CSV (metric names as in `wafer sim`).
-const COLUMNS: &str = "trace,policy,method,rate,sample_unit,seed,cache_pages,page_size,\
-pages_per_block,warmup,write_miss_fetch,flush_at_end,universe,accesses,hits,misses,\
-hit_ratio,miss_ratio,reads,read_hits,read_misses,writes,write_hits,write_misses,\
-page_reads,page_writes,write_ios,evictions,dirty_at_end,writes_at_end,\
-write_ios_at_end,trims,trimmed_resident,pad_reads,pad_writes,io_time_ns";
+/// Column names of the CSV and the Parquet file (metric names as in `wafer sim`).
+const NAMES: [&str; 36] = [
+    "trace",
+    "policy",
+    "method",
+    "rate",
+    "sample_unit",
+    "seed",
+    "cache_pages",
+    "page_size",
+    "pages_per_block",
+    "warmup",
+    "write_miss_fetch",
+    "flush_at_end",
+    "universe",
+    "accesses",
+    "hits",
+    "misses",
+    "hit_ratio",
+    "miss_ratio",
+    "reads",
+    "read_hits",
+    "read_misses",
+    "writes",
+    "write_hits",
+    "write_misses",
+    "page_reads",
+    "page_writes",
+    "write_ios",
+    "evictions",
+    "dirty_at_end",
+    "writes_at_end",
+    "write_ios_at_end",
+    "trims",
+    "trimmed_resident",
+    "pad_reads",
+    "pad_writes",
+    "io_time_ns",
+];
+
+/// A row's columns, in order (metric names as in `wafer sim`): what the CSV and the
+/// Parquet file hold. Absent values (no sampling unit or seed for an exact curve) are
+/// null.
+fn columns(r: &Row) -> Vec<(String, Value)> {
+    let m = &r.metrics;
+    let miss_ratio = if m.accesses == 0 {
+        0.0
+    } else {
+        m.misses as f64 / m.accesses as f64
+    };
+    let values: [Value; 36] = [
+        r.trace.clone().into(),
+        r.policy.clone().into(),
+        r.method.name().into(),
+        r.rate.into(),
+        r.sample_unit.map_or(Value::Null, |u| {
+            format!("{u:?}").to_ascii_lowercase().into()
+        }),
+        r.seed.map_or(Value::Null, Value::from),
+        r.cache_pages.into(),
+        r.page_size.into(),
+        r.pages_per_block.into(),
+        r.warmup.into(),
+        r.write_miss_fetch.into(),
+        r.flush_at_end.into(),
+        m.universe.into(),
+        m.accesses.into(),
+        m.hits.into(),
+        m.misses.into(),
+        m.hit_ratio.into(),
+        miss_ratio.into(),
+        m.reads.into(),
+        m.read_hits.into(),
+        m.read_misses.into(),
+        m.writes.into(),
+        m.write_hits.into(),
+        m.write_misses.into(),
+        m.page_reads.into(),
+        m.page_writes.into(),
+        m.write_ios.into(),
+        m.evictions.into(),
+        m.dirty_at_end.into(),
+        m.writes_at_end.into(),
+        m.write_ios_at_end.into(),
+        m.trims.into(),
+        m.trimmed_resident.into(),
+        m.pad_reads.into(),
+        m.pad_writes.into(),
+        m.io_time_ns.into(),
+    ];
+    NAMES
+        .iter()
+        .zip(values)
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
 
 fn csv(rows: &[Row]) -> String {
-    let mut s = String::from(COLUMNS);
-    s.push('\n');
-    let quote = |v: &str| {
-        if v.contains([',', '"', '\n']) {
-            format!("\"{}\"", v.replace('"', "\"\""))
-        } else {
-            v.to_string()
+    let text = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(t) if t.contains([',', '"', '\n']) => {
+            format!("\"{}\"", t.replace('"', "\"\""))
         }
+        Value::String(t) => t.clone(),
+        // Floats as Rust prints them (shortest exact form), integers as they are.
+        Value::Number(n) => match n.as_u64() {
+            Some(u) => u.to_string(),
+            None => n.as_f64().unwrap_or(f64::NAN).to_string(),
+        },
+        other => other.to_string(),
     };
+    let mut s = NAMES.join(",");
+    s.push('\n');
     for r in rows {
-        let m = &r.metrics;
-        let miss_ratio = if m.accesses == 0 {
-            0.0
-        } else {
-            m.misses as f64 / m.accesses as f64
-        };
-        let fields: Vec<String> = vec![
-            quote(&r.trace),
-            quote(&r.policy),
-            r.method.name().into(),
-            r.rate.to_string(),
-            r.sample_unit
-                .map_or(String::new(), |u| format!("{u:?}").to_ascii_lowercase()),
-            r.seed.map_or(String::new(), |s| s.to_string()),
-            r.cache_pages.to_string(),
-            r.page_size.to_string(),
-            r.pages_per_block.to_string(),
-            r.warmup.to_string(),
-            r.write_miss_fetch.to_string(),
-            r.flush_at_end.to_string(),
-            m.universe.to_string(),
-            m.accesses.to_string(),
-            m.hits.to_string(),
-            m.misses.to_string(),
-            m.hit_ratio.to_string(),
-            miss_ratio.to_string(),
-            m.reads.to_string(),
-            m.read_hits.to_string(),
-            m.read_misses.to_string(),
-            m.writes.to_string(),
-            m.write_hits.to_string(),
-            m.write_misses.to_string(),
-            m.page_reads.to_string(),
-            m.page_writes.to_string(),
-            m.write_ios.to_string(),
-            m.evictions.to_string(),
-            m.dirty_at_end.to_string(),
-            m.writes_at_end.to_string(),
-            m.write_ios_at_end.to_string(),
-            m.trims.to_string(),
-            m.trimmed_resident.to_string(),
-            m.pad_reads.to_string(),
-            m.pad_writes.to_string(),
-            m.io_time_ns.to_string(),
-        ];
+        let cols = columns(r);
+        let fields: Vec<String> = cols.iter().map(|(_, v)| text(v)).collect();
         s.push_str(&fields.join(","));
         s.push('\n');
     }
     s
+}
+
+/// The rows as a Parquet file, the CSV's columns with their types (a column that is
+/// null in every row, the seed of an exact curve, keeps its type).
+fn parquet(rows: &[Row]) -> anyhow::Result<Vec<u8>> {
+    let rows: Vec<Vec<(String, Value)>> = rows.iter().map(columns).collect();
+    let mut template = rows.first().cloned().unwrap_or_default();
+    for (k, v) in &mut template {
+        if v.is_null() {
+            *v = if k == "seed" { 0u64.into() } else { "".into() };
+        }
+    }
+    Ok(wafer_lab::parquet_file::encode(&rows, &template)?)
 }
 
 /// Miss ratio against log10 of the cache size, one series per policy and method.
