@@ -250,16 +250,7 @@ pub const PRESETS: &[Preset] = &[
         // FAST's merges decide the erase claim; a card's log blocks are not in the
         // paper (docs/ftl.md).
         sensitivities: &[
-            Sensitivity {
-                slug: "log-blocks",
-                claim: 0,
-                axis: "FAST RW log blocks",
-                vary: Vary::Device,
-                points: LOG_BLOCKS,
-                preset_point: "4",
-                // The paper does not say how many log blocks its card keeps.
-                paper_point: None,
-            },
+            LOG_BLOCK_STUDY,
             // Count levels decide whether a block being appended is written whole
             // (docs/findings.md, section 3); Fig. 2 of the paper uses 4.
             Sensitivity {
@@ -320,16 +311,7 @@ pub const PRESETS: &[Preset] = &[
             device: "microsd-16g",
             differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages",
         }],
-        sensitivities: &[Sensitivity {
-            slug: "log-blocks",
-            claim: 0,
-            axis: "FAST RW log blocks",
-            vary: Vary::Device,
-            points: LOG_BLOCKS,
-            preset_point: "4",
-            // The paper does not say how many log blocks its card keeps.
-            paper_point: None,
-        }],
+        sensitivities: &[LOG_BLOCK_STUDY],
     },
     Preset {
         name: "craw",
@@ -456,16 +438,7 @@ pub const PRESETS: &[Preset] = &[
                 differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
             },
         ],
-        sensitivities: &[Sensitivity {
-            slug: "log-blocks",
-            claim: 0,
-            axis: "FAST RW log blocks",
-            vary: Vary::Device,
-            points: LOG_BLOCKS,
-            preset_point: "4",
-            // The paper does not say how many log blocks its card keeps.
-            paper_point: None,
-        }],
+        sensitivities: &[LOG_BLOCK_STUDY],
     },
 ];
 
@@ -478,6 +451,18 @@ const LOG_BLOCKS: &[(&str, &str)] = &[
     ("16", "microsd-16g:rw_log_blocks=16"),
     ("64", "microsd-16g:rw_log_blocks=64"),
 ];
+
+/// The first claim by the card's RW log-block count, at `microsd-16g`'s 4; the paper
+/// does not say how many log blocks its card keeps.
+const LOG_BLOCK_STUDY: Sensitivity = Sensitivity {
+    slug: "log-blocks",
+    claim: 0,
+    axis: "FAST RW log blocks",
+    vary: Vary::Device,
+    points: LOG_BLOCKS,
+    preset_point: "4",
+    paper_point: None,
+};
 
 /// The demo: a small TS-CLOCK-style study (paper 000's policy set on its FAST card,
 /// aged) on two page-cache-level captures bundled with wafer. Policies of the list not
@@ -712,6 +697,15 @@ impl Preset {
         exp.plan(self.name, Path::new("."))
     }
 
+    /// The groups that have cells in `results`, each with its cells.
+    fn groups_in(&self, results: &[CellResult]) -> Vec<(&'static TraceGroup, Vec<CellResult>)> {
+        self.groups
+            .iter()
+            .map(|g| (g, g.of(results)))
+            .filter(|(_, rs)| !rs.is_empty())
+            .collect()
+    }
+
     /// The claim of `c` at sensitivity point `point`.
     fn at_point(c: &Claim, s: &Sensitivity, point: &'static str) -> Claim {
         match s.vary {
@@ -742,15 +736,12 @@ impl Preset {
             s.paper_point.unwrap_or("not given"),
             c.paper.map_or("none (a direction)".into(), |p| c.show(p))
         )];
+        let in_results = self.groups_in(results);
         for (value, point) in s.points {
             let at = Self::at_point(c, s, point);
             let mut groups = Vec::new();
-            for g in self.groups {
-                let rs = g.of(results);
-                if rs.is_empty() {
-                    continue;
-                }
-                let m = at.measure(c.metric, &rs);
+            for (g, rs) in &in_results {
+                let m = at.measure(c.metric, rs);
                 let (v, why) = at.judge(&m);
                 let traces: Vec<String> = m
                     .per_trace
@@ -838,12 +829,7 @@ impl Preset {
             name: "the paper's figure".into(),
             points: Vec::new(),
         };
-        let groups: Vec<(&TraceGroup, Vec<CellResult>)> = self
-            .groups
-            .iter()
-            .map(|g| (g, g.of(results)))
-            .filter(|(_, rs)| !rs.is_empty())
-            .collect();
+        let groups = self.groups_in(results);
         let mut categories = Vec::new();
         for (i, c) in self.claims.iter().enumerate() {
             let mut marks = Vec::new();
@@ -1009,12 +995,7 @@ impl Preset {
                 missing.join(", ")
             ));
         }
-        let groups: Vec<(&TraceGroup, Vec<CellResult>)> = self
-            .groups
-            .iter()
-            .map(|g| (g, g.of(results)))
-            .filter(|(_, rs)| !rs.is_empty())
-            .collect();
+        let groups = self.groups_in(results);
         for c in self.claims {
             out.extend(c.header());
             for (g, rs) in &groups {
