@@ -143,6 +143,14 @@ pub trait AfterSink {
     /// One storage operation, in emission order.
     fn push(&mut self, op: &StorageOp);
 
+    /// Whether the sink takes reads. A sink that only looks at writes says no, and
+    /// the engine then skips building a read's operation (and looking up its key: a
+    /// random read in a large table) on every miss.
+    #[inline]
+    fn takes_reads(&self) -> bool {
+        true
+    }
+
     /// Whether an operation failed already, so that the rest of the run is wasted:
     /// the engine then stops and returns the error of [`AfterSink::finish`]. Asked
     /// now and then (with progress reports), not per operation.

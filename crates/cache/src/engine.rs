@@ -250,6 +250,9 @@ impl Run {
         if !hit && (a.op == Op::Read || self.fetch_on_write) {
             m.page_reads += 1;
             self.strict.end();
+            if !after.takes_reads() {
+                return self.sample_now(policy);
+            }
             after.push(&StorageOp {
                 op: Op::Read,
                 kind: IoKind::Miss,
@@ -263,7 +266,13 @@ impl Run {
                 group: 0,
             });
         }
-        if self.series_every > 0 && m.accesses % self.series_every == 0 {
+        self.sample_now(policy);
+    }
+
+    /// Take a series sample if one is due.
+    #[inline(always)]
+    fn sample_now<P: Policy>(&mut self, policy: &P) {
+        if self.series_every > 0 && self.m.accesses % self.series_every == 0 {
             self.take_sample(policy);
         }
     }
@@ -899,6 +908,40 @@ mod tests {
             ]
         );
         assert_eq!(m.page_reads, 2);
+    }
+
+    /// A sink that takes no reads gets the writes alone, and the run's counters are
+    /// those of a sink that takes everything.
+    #[test]
+    fn a_sink_without_reads_gets_the_writes_and_the_same_counters() {
+        struct WritesOnly(VecSink);
+        impl AfterSink for WritesOnly {
+            fn push(&mut self, op: &StorageOp) {
+                self.0.push(op);
+            }
+            fn takes_reads(&self) -> bool {
+                false
+            }
+        }
+        let c = SimConfig {
+            write_miss_fetch: true,
+            ..cfg(3)
+        };
+        let reqs = requests("W1 R2 R3 R4 W2 R1 W5 R6 R2");
+        let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
+        let mut all = VecSink::default();
+        let want = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &c, &mut all, &mut |_| {});
+        let mut writes = WritesOnly(VecSink::default());
+        let got = simulate::<Lru, _>(&NoParams, Input::Prepared(&t), &c, &mut writes, &mut |_| {});
+        let (want, got) = (want.unwrap(), got.unwrap());
+        assert_eq!(
+            serde_json::to_value(&got).unwrap(),
+            serde_json::to_value(&want).unwrap()
+        );
+        assert!(want.page_reads > 0);
+        let only: Vec<_> = all.ops.iter().filter(|o| o.op == Op::Write).collect();
+        assert!(!only.is_empty());
+        assert_eq!(writes.0.ops.iter().collect::<Vec<_>>(), only);
     }
 
     /// Warm-up accesses change the cache but not the counters or the trace.

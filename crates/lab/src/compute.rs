@@ -298,12 +298,11 @@ fn counting(e: &Option<FtlError>) -> bool {
     matches!(e, Some(FtlError::TooManyBlocks { .. }))
 }
 
-impl AfterSink for CellSink {
-    #[inline]
-    fn push(&mut self, op: &StorageOp) {
-        if op.op == Op::Write {
-            self.pattern.push((op.access, op.page()));
-        }
+impl CellSink {
+    /// The file and the device, where there are any (out of line: the engine
+    /// inlines [`CellSink::push`], which is a counter when there are neither).
+    #[inline(never)]
+    fn feed(&mut self, op: &StorageOp) {
         if let Some(f) = self.file.as_mut() {
             f.push(op);
         }
@@ -325,6 +324,23 @@ impl AfterSink for CellSink {
                 }
             }
         }
+    }
+}
+
+impl AfterSink for CellSink {
+    #[inline(always)]
+    fn push(&mut self, op: &StorageOp) {
+        if op.op == Op::Write {
+            self.pattern.push((op.access, op.page()));
+        }
+        if self.file.is_some() || self.dev.is_some() {
+            self.feed(op);
+        }
+    }
+
+    #[inline]
+    fn takes_reads(&self) -> bool {
+        self.file.is_some() || self.dev.is_some()
     }
 
     fn failed(&self) -> bool {

@@ -70,6 +70,7 @@ impl Arc {
 
     /// Evict the LRU page of `from` (T1 or T2); remember it at the MRU end of ghost
     /// list `to` if given.
+    #[inline]
     fn demote<S: IoSink>(&mut self, from: u8, to: Option<u8>, io: &mut S) {
         let (list, links) = self.parts(from);
         let Some(v) = list.pop_back(links) else {
@@ -88,6 +89,7 @@ impl Arc {
     }
 
     /// The paper's REPLACE(x, p); `in_b2` says whether the missed page is in B2.
+    #[inline]
     fn replace<S: IoSink>(&mut self, in_b2: bool, io: &mut S) {
         if self.t1.len() + self.t2.len() < self.cap {
             return;
@@ -102,6 +104,7 @@ impl Arc {
         }
     }
 
+    #[inline]
     fn drop_ghost(&mut self, which: u8) {
         let (list, links) = self.parts(which);
         if let Some(g) = list.pop_back(links) {

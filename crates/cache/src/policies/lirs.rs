@@ -89,6 +89,7 @@ impl Lirs {
     }
 
     /// Pop HIR entries off the bottom of S (resident ones stay in Q).
+    #[inline]
     fn prune(&mut self) {
         while let Some(b) = self.s.tail() {
             if self.flags[b as usize] & LIR != 0 {
@@ -104,6 +105,7 @@ impl Lirs {
     }
 
     /// The bottom LIR page of S becomes a resident HIR page at the end of Q.
+    #[inline]
     fn demote_bottom(&mut self) {
         self.prune();
         if let Some(y) = self.s.pop_back(&mut self.s_links) {
@@ -115,6 +117,7 @@ impl Lirs {
         self.prune();
     }
 
+    #[inline]
     fn evict<S: IoSink>(&mut self, io: &mut S) {
         let Some(v) = self.q.pop_back(&mut self.q_links) else {
             return;
@@ -232,9 +235,12 @@ impl Policy for Lirs {
         })
     }
 
+    #[inline]
     fn access<S: IoSink>(&mut self, a: &Access, io: &mut S) -> bool {
         let hit = self.step(a, io);
-        self.limit_stack();
+        if self.s.len() > self.s_cap {
+            self.limit_stack();
+        }
         hit
     }
 

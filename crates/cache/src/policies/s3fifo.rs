@@ -140,6 +140,7 @@ impl S3Fifo {
     }
 
     /// Put `id` at the head of G, trimming G to its size.
+    #[inline]
     fn remember(&mut self, id: u32) {
         if self.ghost_cap == 0 {
             return;

@@ -76,6 +76,7 @@ impl TwoQ {
     }
 
     /// The paper's reclaimfor: free one frame when the cache is full.
+    #[inline]
     fn reclaim<S: IoSink>(&mut self, io: &mut S) {
         if self.a1in.len() + self.am.len() < self.cap {
             return;
