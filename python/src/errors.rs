@@ -20,11 +20,13 @@ pub fn trace_err(e: wafer_trace::Error) -> PyErr {
     }
 }
 
-/// Experiment errors: configuration mistakes are `ValueError`, the rest [`WaferError`].
+/// Experiment errors: configuration mistakes are `ValueError`, an unreadable file
+/// `OSError`, a trace's own errors as [`trace_err`] says, the rest [`WaferError`].
 pub fn lab_err(e: wafer_lab::LabError) -> PyErr {
     match e {
         wafer_lab::LabError::Config { .. } => PyValueError::new_err(e.to_string()),
         wafer_lab::LabError::Io { .. } => PyOSError::new_err(e.to_string()),
+        wafer_lab::LabError::Trace(t) => trace_err(t),
         other => WaferError::new_err(other.to_string()),
     }
 }

@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 
+mod curve;
 mod errors;
 mod lab;
 mod malloc;
@@ -27,6 +28,7 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::policies, m)?)?;
     m.add_function(wrap_pyfunction!(sim::devices, m)?)?;
+    m.add_function(wrap_pyfunction!(curve::curve, m)?)?;
     m.add_function(wrap_pyfunction!(lab::plan_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_cells, m)?)?;

@@ -14,7 +14,7 @@ use crate::errors::{lab_err, value_err};
 /// The run description the keywords give (the Python twin of `wafer sim`'s
 /// arguments; the same defaults).
 #[allow(clippy::too_many_arguments)]
-fn experiment(
+pub(crate) fn experiment(
     path: PathBuf,
     policies: Vec<String>,
     caches: Vec<String>,
@@ -120,9 +120,7 @@ pub fn simulate(
         stream,
     )?;
     py.allow_threads(|| {
-        let plan = exp
-            .plan_as(&option_name, Path::new(""))
-            .map_err(lab_err)?;
+        let plan = exp.plan_as(&option_name, Path::new("")).map_err(lab_err)?;
         let study = Arc::new(GridStudy::new(plan, None));
         let opts = RunOptions {
             out: None,

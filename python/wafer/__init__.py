@@ -8,6 +8,7 @@ The Rust core does the work; this package exposes it to notebooks and clusters:
 ...     print(batch["offset"][:5])
 >>> wafer.simulate("trace.csv.gz", "lru", "16MiB")["hit_ratio"]
 >>> rows = wafer.simulate("trace.csv.gz", ["lru", "ts-clock"], ["4MiB", "16MiB"])
+>>> df = wafer.curve("trace.csv.gz", ["lru", "ts-clock"], engine="pandas")
 >>> out = wafer.run_experiment("exp.toml", backend="dask", address="tcp://sched:8786")
 >>> df = wafer.load_results(out)
 
@@ -18,6 +19,7 @@ Errors from the core are raised as :class:`ValueError` (bad input), :class:`OSEr
 from __future__ import annotations
 
 from ._wafer import LAB_VERSION, WaferError, __version__
+from .curve import curve
 from .experiment import load_results, run_experiment
 from .sim import devices, policies, simulate
 from .trace import Trace, open_trace, read_trace
@@ -27,6 +29,7 @@ __all__ = [
     "Trace",
     "WaferError",
     "__version__",
+    "curve",
     "devices",
     "load_results",
     "open_trace",

@@ -135,6 +135,7 @@ fn bad_input_exits_2_or_1_with_one_line() {
         &["-p", "arc", "--method", "exact"],
         &["-p", "arc", "--method", "shards"],
         &["--method", "exakt"],
+        &["--method", "exact,exact"],
         &["--method", "shards", "--rate", "0"],
         &["--method", "shards", "--rate", "1.5"],
         &["--rate", "0.1"],

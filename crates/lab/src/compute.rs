@@ -54,7 +54,7 @@ pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabE
 }
 
 /// `msg` about `source`, naming it once (reader errors name their file already).
-fn about(source: &str, msg: String) -> String {
+pub(crate) fn about(source: &str, msg: String) -> String {
     if msg.contains(source) {
         msg
     } else {

@@ -129,6 +129,41 @@ impl TraceDef {
         }
     }
 
+    /// The format the description names, checked against the mapping: a mapping
+    /// means generic text, and generic text needs a mapping. `at(key)` names a key
+    /// (`format`, `mapping`, `mapping.offset_col`) in errors. None: detect it.
+    pub fn format_as(&self, at: &dyn Fn(&str) -> String) -> Result<Option<Format>, LabError> {
+        let err = |key: &str, msg: String| LabError::Config { at: at(key), msg };
+        let format = match &self.format {
+            Some(f) => Some(Format::from_name(f).map_err(|e| err("format", e.to_string()))?),
+            None => None,
+        };
+        Ok(match (format, &self.mapping) {
+            (Some(f), Some(_)) if f != Format::Generic => {
+                return Err(err(
+                    "mapping",
+                    format!(
+                        "describes generic text, not {}: set format = \"generic\" or \
+                         leave format out",
+                        f.name()
+                    ),
+                ))
+            }
+            (Some(Format::Generic), None) => {
+                return Err(err(
+                    "format",
+                    "\"generic\" needs a `mapping = { offset_col = N, ... }` table".into(),
+                ))
+            }
+            (f, Some(m)) => {
+                m.spec()
+                    .map_err(|e| err(&format!("mapping.{}", e.key), e.msg.clone()))?;
+                Some(f.unwrap_or(Format::Generic))
+            }
+            (f, None) => f,
+        })
+    }
+
     /// The format as a run records it: its name and, for a custom text trace, the
     /// mapping's canonical text, since the file's checksum does not say how its
     /// columns are read.
@@ -532,38 +567,7 @@ impl Experiment {
                 }
             }
             let path = t.path.clone().expect("checked above");
-            let format = match &t.format {
-                Some(f) => Some(
-                    Format::from_name(f)
-                        .map_err(|e| err(format!("traces[{i}].format"), e.to_string()))?,
-                ),
-                None => None,
-            };
-            let format = match (format, &t.mapping) {
-                (Some(f), Some(_)) if f != Format::Generic => {
-                    return Err(err(
-                        format!("traces[{i}].mapping"),
-                        format!(
-                            "describes generic text, not {}: set format = \"generic\" or \
-                             leave format out",
-                            f.name()
-                        ),
-                    ))
-                }
-                (Some(Format::Generic), None) => {
-                    return Err(err(
-                        format!("traces[{i}].format"),
-                        "\"generic\" needs a `mapping = { offset_col = N, ... }` table".into(),
-                    ))
-                }
-                (f, Some(m)) => {
-                    m.spec().map_err(|e| {
-                        err(format!("traces[{i}].mapping.{}", e.key), e.msg.clone())
-                    })?;
-                    Some(f.unwrap_or(Format::Generic))
-                }
-                (f, None) => f,
-            };
+            let format = t.format_as(&|k| at(&format!("traces[{i}].{k}")))?;
             if !path.is_file() {
                 return Err(err(
                     format!("traces[{i}].path"),

@@ -25,6 +25,7 @@
 pub mod apu;
 pub mod claims;
 pub mod compute;
+pub mod curve;
 pub mod error;
 pub mod experiment;
 pub mod figure_file;

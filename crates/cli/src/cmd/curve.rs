@@ -1,39 +1,22 @@
-//! `wafer curve`: results of a trace at every cache size, for one or more policies.
-//!
-//! LRU is exact in one pass (`--method exact`, [`wafer_cache::curve::lru`]); SHARDS
-//! samples it (`--method shards`); any policy runs scaled down on a sample
-//! (`--method minisim`). The trace is prepared once and shared; a SHARDS-only run
-//! streams it instead (memory grows with the sample, not the trace). Rows carry the
-//! metric names of `wafer sim`, plus `method`, `rate` and `cache_pages`. Outputs
-//! (`--csv`, `--plot`) replace their targets only once complete.
+//! `wafer curve`: results of a trace at every cache size, for one or more policies
+//! ([`wafer_lab::curve`] computes them). Outputs (`--csv`, `--parquet`, `--plot`)
+//! replace their targets only once complete.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+use std::sync::Mutex;
 
-use serde::Serialize;
-use serde_json::Value;
-use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
-use wafer_cache::{Input, Metrics, PreparedTrace, SimConfig};
+use indicatif::ProgressBar;
+use wafer_cache::curve::{Method, SampleUnit};
+use wafer_lab::curve::{self, CurveOptions, CurveRow, Watch};
 use wafer_lab::experiment::TraceDef;
 use wafer_lab::plot::{Chart, Kind, Series};
-use wafer_lab::{Access, Experiment};
-use wafer_trace::Granularity;
+use wafer_lab::Experiment;
 
 use super::run_args::RunArgs;
 use super::sim::{flag, lab_error, parse_policy};
-use super::{about_file, list, no_duplicates, policy_list, refuse_input_as_output, usage};
+use super::{list, policy_list, refuse_input_as_output};
 use crate::progress;
-
-/// How curves are computed.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MethodArg {
-    /// Exact LRU stack distances (LRU only).
-    Exact,
-    /// LRU stack distances on a spatial sample (LRU only).
-    Shards,
-    /// Every size simulated on a spatial sample at the size times the rate.
-    Minisim,
-}
 
 /// What a sampled key is.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,25 +96,6 @@ pub struct Args {
     pub plot_writes: Option<PathBuf>,
 }
 
-/// One row: a policy, a method, a cache size.
-#[derive(Serialize, Debug)]
-struct Row {
-    trace: String,
-    policy: String,
-    method: Method,
-    rate: f64,
-    sample_unit: Option<SampleUnit>,
-    seed: Option<u64>,
-    cache_pages: u32,
-    page_size: u32,
-    pages_per_block: u32,
-    granularity: Granularity,
-    warmup: u64,
-    write_miss_fetch: bool,
-    flush_at_end: bool,
-    metrics: Metrics,
-}
-
 fn method_of(text: &str) -> anyhow::Result<Method> {
     match text.to_ascii_lowercase().as_str() {
         "exact" => Ok(Method::Exact),
@@ -145,6 +109,32 @@ fn method_of(text: &str) -> anyhow::Result<Method> {
     }
 }
 
+/// Progress bars of the stages: a bar when the total is known, a counter otherwise.
+#[derive(Default)]
+struct Bars(Mutex<Option<ProgressBar>>);
+
+impl Watch for Bars {
+    fn begin(&self, label: &str, total: Option<u64>) {
+        let pb = match total {
+            Some(n) => progress::bar(n, label),
+            None => progress::counter(label),
+        };
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(pb);
+    }
+
+    fn at(&self, done: u64) {
+        if let Some(pb) = self.0.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            pb.set_position(done);
+        }
+    }
+
+    fn end(&self) {
+        if let Some(pb) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            pb.finish_and_clear();
+        }
+    }
+}
+
 /// Run `wafer curve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let policies = policy_list(&args.policies);
@@ -152,20 +142,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     for p in &policies {
         parse_policy(p)?;
     }
-    let sizes_given = list(&args.sizes);
-    // The run options are checked as `wafer sim`'s are; with no sizes given, the
-    // curve's largest size (the footprint) stands for the sizes drawn later.
     let mut exp = Experiment::new(
         "wafer curve",
-        vec![TraceDef::file(args.trace.clone())],
+        vec![TraceDef {
+            format: args.source.format.clone(),
+            mapping: args.source.mapping(),
+            ..TraceDef::file(args.trace.clone())
+        }],
         policies,
-        if sizes_given.is_empty() {
-            vec!["100%".into()]
-        } else {
-            sizes_given.clone()
-        },
+        list(&args.sizes),
     );
     args.run.describe(&mut exp);
+    args.source.read_options()?;
+    let opts = CurveOptions {
+        methods: list(&args.methods)
+            .iter()
+            .map(|m| method_of(m))
+            .collect::<anyhow::Result<Vec<_>>>()?,
+        rate: args.rate,
+        max_keys: args.max_keys,
+        sample_unit: args.sample_unit.map(|u| match u {
+            UnitArg::Page => SampleUnit::Page,
+            UnitArg::Block => SampleUnit::Block,
+        }),
+        seed: args.seed,
+        exact_head: args.exact_head,
+        points: args.points,
+    };
+    for out in [&args.csv, &args.parquet, &args.plot, &args.plot_writes]
+        .into_iter()
+        .flatten()
+    {
+        refuse_input_as_output(out, &[&args.trace])?;
+    }
     let at = |key: &str| {
         if key.starts_with("cache_sizes") {
             "--sizes".to_string()
@@ -173,385 +182,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             flag(key)
         }
     };
-    let settings = exp.settings_as(&at, Path::new("")).map_err(lab_error)?;
-    let specs = settings.policies;
-    let methods = list(&args.methods)
-        .iter()
-        .map(|m| method_of(m).map(|v| (m.clone(), v)))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    no_duplicates("method", &methods)?;
-    let methods: Vec<Method> = methods.into_iter().map(|(_, m)| m).collect();
-    // (policy, method) pairs in order.
-    let mut jobs = Vec::new();
-    for spec in &specs {
-        let is_lru = spec.name == "lru";
-        if methods.is_empty() {
-            jobs.push((
-                spec,
-                if is_lru {
-                    Method::Exact
-                } else {
-                    Method::Minisim
-                },
-            ));
-        }
-        for &m in &methods {
-            if m != Method::Minisim && !is_lru {
-                return Err(usage(format!(
-                    "--method {}: only LRU has stack distances; use --method minisim for {}",
-                    m.name(),
-                    spec.label()
-                )));
-            }
-            jobs.push((spec, m));
-        }
-    }
-    let sampled = jobs.iter().any(|j| j.1 != Method::Exact);
-    let rate = args.rate.unwrap_or(0.01);
-    if !(rate > 0.0 && rate <= 1.0) {
-        return Err(usage(format!("--rate {rate}: not in (0, 1]")));
-    }
-    if !sampled && (args.rate.is_some() || args.max_keys.is_some() || args.sample_unit.is_some()) {
-        return Err(usage(
-            "--rate, --max-keys and --sample-unit apply to --method shards and minisim only",
-        ));
-    }
-    if args.exact_head.is_some() && !jobs.iter().any(|j| j.1 == Method::Shards) {
-        return Err(usage("--exact-head applies to --method shards only"));
-    }
-    if args.max_keys == Some(0) {
-        return Err(usage("--max-keys: the sample must keep at least one key"));
-    }
-    if args.points == 0 {
-        return Err(usage("--points: at least one size"));
-    }
-    let granularity = match exp.access {
-        Access::Page => Granularity::Page {
-            page_size: settings.page_size.get(),
-        },
-        Access::Record => Granularity::Record,
-    };
-    let unit = granularity.unit();
-    let ppb = settings.pages_per_block.get();
-    for out in [&args.csv, &args.parquet, &args.plot, &args.plot_writes]
-        .into_iter()
-        .flatten()
-    {
-        refuse_input_as_output(out, &[&args.trace])?;
-    }
-    let opts = args.source.read_options()?;
-    let sampling = Sampling {
-        rate,
-        max_keys: args.max_keys,
-        unit: match args.sample_unit {
-            Some(UnitArg::Block) => SampleUnit::Block,
-            _ => SampleUnit::Page,
-        },
-        seed: args.seed,
-        exact_head: args
-            .exact_head
-            .unwrap_or_else(|| Sampling::default_head(rate)),
-    };
-    let cfg = SimConfig {
-        granularity,
-        capacity_pages: 1,
-        pages_per_block: ppb,
-        warmup: exp.warmup,
-        write_miss_fetch: exp.write_miss_fetch,
-        flush_at_end: exp.flush_at_end,
-        ..SimConfig::default()
-    };
-
-    let reading = |e: anyhow::Error| about_file(e, "reading", &args.trace);
-    let mut reader = wafer_trace::open(&args.trace, &opts)?;
-    let total_requests = reader.meta().requests.unwrap_or(0);
-    let stream_only = jobs.iter().all(|j| j.1 == Method::Shards);
-    let prepared = if stream_only {
-        None
-    } else {
-        let pb = progress::bar(total_requests, "reading trace");
-        let t = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| pb.set_position(n))
-            .map_err(|e| reading(e.into()))?;
-        pb.finish_and_clear();
-        Some(t)
-    };
-
-    // Curves of LRU by stack distance, computed once per method.
-    let mut lru_curves: Vec<(Method, lru::LruCurve)> = Vec::new();
-    for &m in [Method::Exact, Method::Shards].iter() {
-        if !jobs.iter().any(|j| j.1 == m) {
-            continue;
-        }
-        let pb = progress::counter(match m {
-            Method::Exact => "exact LRU",
-            _ => "SHARDS",
-        });
-        let mut tick = |n: u64| pb.set_position(n);
-        let c = match (m, &prepared) {
-            (Method::Exact, Some(t)) => lru::exact(t, &cfg, &mut tick)?,
-            (_, Some(t)) => shards::lru(Input::Prepared(t), &cfg, &sampling, &mut tick)?,
-            (_, None) => shards::lru(Input::Stream(reader.as_mut()), &cfg, &sampling, &mut tick)
-                .map_err(|e| reading(e.into()))?,
-        };
-        pb.finish_and_clear();
-        lru_curves.push((m, c));
-    }
-    drop(reader);
-    let footprint = match &prepared {
-        Some(t) => u64::from(t.universe()),
-        None => lru_curves.first().map_or(1, |c| c.1.footprint()),
-    };
-    let sizes: Vec<u32> = if sizes_given.is_empty() {
-        curve::log_sizes(u32::try_from(footprint).unwrap_or(u32::MAX), args.points)
-    } else {
-        settings
-            .sizes
-            .iter()
-            .map(|(_, s)| s.pages(unit, footprint).map_err(|e| usage(e.to_string())))
-            .collect::<anyhow::Result<Vec<_>>>()?
-    };
-
-    let sample = match &prepared {
-        Some(t) if jobs.iter().any(|j| j.1 == Method::Minisim) => {
-            Some(minisim::sample(t, &cfg, &sampling)?)
-        }
-        _ => None,
-    };
-    let mut rows = Vec::new();
-    let mut skipped = 0usize;
-    for (spec, m) in &jobs {
-        let points: Vec<CurvePoint> = match m {
-            Method::Minisim => {
-                let s = sample.as_ref().expect("drawn for minisim");
-                let n = s.trace.accesses() * sizes.len() as u64;
-                let pb = progress::bar(n, &format!("minisim {}", spec.label()));
-                let pts = minisim::run(s, spec, &sizes, &cfg, &|d| pb.inc(d))?;
-                pb.finish_and_clear();
-                skipped = skipped.max(sizes.len() - pts.len());
-                pts
-            }
-            _ => {
-                let c = &lru_curves.iter().find(|c| c.0 == *m).expect("computed").1;
-                sizes
-                    .iter()
-                    .map(|&s| CurvePoint {
-                        cache_pages: s,
-                        metrics: c.metrics(s),
-                    })
-                    .collect()
-            }
-        };
-        let (rate, sample_unit, seed) = match m {
-            Method::Exact => (1.0, None, None),
-            Method::Shards => (
-                lru_curves
-                    .iter()
-                    .find(|c| c.0 == Method::Shards)
-                    .map_or(rate, |c| c.1.rate()),
-                Some(sampling.unit),
-                Some(args.seed),
-            ),
-            Method::Minisim => (
-                sample.as_ref().map_or(rate, |s| s.rate),
-                Some(sampling.unit),
-                Some(args.seed),
-            ),
-        };
-        for p in points {
-            rows.push(Row {
-                trace: args.trace.display().to_string(),
-                policy: spec.label(),
-                method: *m,
-                rate,
-                sample_unit,
-                seed,
-                cache_pages: p.cache_pages,
-                page_size: u32::try_from(unit).unwrap_or(u32::MAX),
-                pages_per_block: ppb,
-                granularity,
-                warmup: exp.warmup,
-                write_miss_fetch: exp.write_miss_fetch,
-                flush_at_end: exp.flush_at_end,
-                metrics: p.metrics,
-            });
-        }
-    }
-    if skipped > 0 {
+    let curves = curve::compute(&exp, &opts, &at, &Bars::default()).map_err(lab_error)?;
+    if curves.left_out > 0 {
         eprintln!(
-            "wafer: note: minisim leaves out {skipped} size(s) below 1 / rate pages (no cache of 0 pages stands for them)"
+            "wafer: note: minisim leaves out {} size(s) below 1 / rate pages (no cache of 0 pages stands for them)",
+            curves.left_out
         );
     }
-
+    let rows = &curves.rows;
     if let Some(p) = &args.csv {
-        wafer_trace::export::write_atomic(p, csv(&rows).as_bytes())?;
+        wafer_trace::export::write_atomic(p, curve::csv(rows).as_bytes())?;
     }
     if let Some(p) = &args.parquet {
-        wafer_trace::export::write_atomic(p, &parquet(&rows)?)?;
+        wafer_trace::export::write_atomic(p, &curve::parquet(rows)?)?;
     }
-    for (p, curve) in [
+    for (p, what) in [
         (&args.plot, Curve::MissRatio),
         (&args.plot_writes, Curve::WriteBacks),
     ] {
         if let Some(p) = p {
-            let svg = chart(&rows, &args.trace, curve).svg();
+            let svg = chart(rows, &args.trace, what).svg();
             wafer_trace::export::write_atomic(p, svg.as_bytes())?;
         }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &rows)?;
+        serde_json::to_writer_pretty(&mut out, rows)?;
         writeln!(out)?;
     } else {
         writeln!(
             out,
             "trace: {}, {} distinct pages{}",
             args.trace.display(),
-            footprint,
-            if prepared.is_none() {
-                " (estimated)"
-            } else {
-                ""
-            }
+            curves.footprint,
+            if curves.estimated { " (estimated)" } else { "" }
         )?;
-        table(&mut out, &rows)?;
+        table(&mut out, rows)?;
     }
     Ok(())
-}
-
-/// Column names of the CSV and the Parquet file (metric names as in `wafer sim`).
-const NAMES: [&str; 36] = [
-    "trace",
-    "policy",
-    "method",
-    "rate",
-    "sample_unit",
-    "seed",
-    "cache_pages",
-    "page_size",
-    "pages_per_block",
-    "warmup",
-    "write_miss_fetch",
-    "flush_at_end",
-    "universe",
-    "accesses",
-    "hits",
-    "misses",
-    "hit_ratio",
-    "miss_ratio",
-    "reads",
-    "read_hits",
-    "read_misses",
-    "writes",
-    "write_hits",
-    "write_misses",
-    "page_reads",
-    "page_writes",
-    "write_ios",
-    "evictions",
-    "dirty_at_end",
-    "writes_at_end",
-    "write_ios_at_end",
-    "trims",
-    "trimmed_resident",
-    "pad_reads",
-    "pad_writes",
-    "io_time_ns",
-];
-
-/// A row's columns, in order (metric names as in `wafer sim`): what the CSV and the
-/// Parquet file hold. Absent values (no sampling unit or seed for an exact curve) are
-/// null.
-fn columns(r: &Row) -> Vec<(String, Value)> {
-    let m = &r.metrics;
-    let miss_ratio = if m.accesses == 0 {
-        0.0
-    } else {
-        m.misses as f64 / m.accesses as f64
-    };
-    let values: [Value; 36] = [
-        r.trace.clone().into(),
-        r.policy.clone().into(),
-        r.method.name().into(),
-        r.rate.into(),
-        r.sample_unit.map_or(Value::Null, |u| {
-            format!("{u:?}").to_ascii_lowercase().into()
-        }),
-        r.seed.map_or(Value::Null, Value::from),
-        r.cache_pages.into(),
-        r.page_size.into(),
-        r.pages_per_block.into(),
-        r.warmup.into(),
-        r.write_miss_fetch.into(),
-        r.flush_at_end.into(),
-        m.universe.into(),
-        m.accesses.into(),
-        m.hits.into(),
-        m.misses.into(),
-        m.hit_ratio.into(),
-        miss_ratio.into(),
-        m.reads.into(),
-        m.read_hits.into(),
-        m.read_misses.into(),
-        m.writes.into(),
-        m.write_hits.into(),
-        m.write_misses.into(),
-        m.page_reads.into(),
-        m.page_writes.into(),
-        m.write_ios.into(),
-        m.evictions.into(),
-        m.dirty_at_end.into(),
-        m.writes_at_end.into(),
-        m.write_ios_at_end.into(),
-        m.trims.into(),
-        m.trimmed_resident.into(),
-        m.pad_reads.into(),
-        m.pad_writes.into(),
-        m.io_time_ns.into(),
-    ];
-    NAMES
-        .iter()
-        .zip(values)
-        .map(|(k, v)| (k.to_string(), v))
-        .collect()
-}
-
-fn csv(rows: &[Row]) -> String {
-    let text = |v: &Value| match v {
-        Value::Null => String::new(),
-        Value::String(t) if t.contains([',', '"', '\n']) => {
-            format!("\"{}\"", t.replace('"', "\"\""))
-        }
-        Value::String(t) => t.clone(),
-        // Floats as Rust prints them (shortest exact form), integers as they are.
-        Value::Number(n) => match n.as_u64() {
-            Some(u) => u.to_string(),
-            None => n.as_f64().unwrap_or(f64::NAN).to_string(),
-        },
-        other => other.to_string(),
-    };
-    let mut s = NAMES.join(",");
-    s.push('\n');
-    for r in rows {
-        let cols = columns(r);
-        let fields: Vec<String> = cols.iter().map(|(_, v)| text(v)).collect();
-        s.push_str(&fields.join(","));
-        s.push('\n');
-    }
-    s
-}
-
-/// The rows as a Parquet file, the CSV's columns with their types (a column that is
-/// null in every row, the seed of an exact curve, keeps its type).
-fn parquet(rows: &[Row]) -> anyhow::Result<Vec<u8>> {
-    let rows: Vec<Vec<(String, Value)>> = rows.iter().map(columns).collect();
-    let mut template = rows.first().cloned().unwrap_or_default();
-    for (k, v) in &mut template {
-        if v.is_null() {
-            *v = if k == "seed" { 0u64.into() } else { "".into() };
-        }
-    }
-    Ok(wafer_lab::parquet_file::encode(&rows, &template)?)
 }
 
 /// Miss ratio against log10 of the cache size, one series per policy and method.
@@ -563,7 +232,7 @@ enum Curve {
     WriteBacks,
 }
 
-fn chart(rows: &[Row], trace: &std::path::Path, curve: Curve) -> Chart {
+fn chart(rows: &[CurveRow], trace: &std::path::Path, curve: Curve) -> Chart {
     let mut series: Vec<Series> = Vec::new();
     for r in rows {
         let name = format!("{} ({})", r.policy, r.method.name());
@@ -608,7 +277,7 @@ fn chart(rows: &[Row], trace: &std::path::Path, curve: Curve) -> Chart {
     }
 }
 
-fn table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
+fn table(out: &mut impl Write, rows: &[CurveRow]) -> std::io::Result<()> {
     let header = [
         "policy",
         "method",

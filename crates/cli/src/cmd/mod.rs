@@ -62,18 +62,6 @@ pub fn policy_list(args: &[String]) -> Vec<String> {
     out
 }
 
-/// A usage error naming the first item given twice in a list option `what`.
-pub fn no_duplicates<T: PartialEq>(what: &str, items: &[(String, T)]) -> anyhow::Result<()> {
-    for (i, (text, v)) in items.iter().enumerate() {
-        if let Some((first, _)) = items[..i].iter().find(|(_, w)| w == v) {
-            return Err(usage(format!(
-                "{what} `{text}` is given twice (the same as `{first}`); each cell would run twice"
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// A usage error for an unknown `name`: `msg` (which lists the known names), plus
 /// `; did you mean `x`?` when one of `known` is a likely typo of it.
 pub fn unknown<'a>(
@@ -191,11 +179,6 @@ mod tests {
         // A bare `key=value` after a policy without parameters is its own item (and an
         // unknown policy name later), not glued to it.
         assert_eq!(policy_list(&v(&["lru,a=1"])), v(&["lru", "a=1"]));
-        let d = [("lru".to_string(), 1), ("LRU".to_string(), 1)];
-        assert!(no_duplicates("policy", &d)
-            .unwrap_err()
-            .to_string()
-            .contains("`LRU` is given twice"));
     }
 
     #[test]

@@ -1,0 +1,512 @@
+//! Curves: results of one trace at every cache size, for one or more policies, as
+//! rows (what `wafer curve` prints and writes, and what Python's `wafer.curve`
+//! returns).
+//!
+//! LRU is exact in one pass ([`Method::Exact`], [`wafer_cache::curve::lru`]); SHARDS
+//! samples it ([`Method::Shards`]); any policy runs scaled down on a sample
+//! ([`Method::Minisim`]). The trace is prepared once and shared; a SHARDS-only run
+//! streams it instead (memory grows with the sample, not the trace). Rows carry the
+//! metric names of `wafer sim`, plus `method`, `rate` and `cache_pages`. How each
+//! curve is computed and how far off it is: docs/curve.md.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use serde_json::Value;
+use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
+use wafer_cache::{Input, Metrics, PreparedTrace, SimConfig};
+use wafer_trace::Granularity;
+
+use crate::error::LabError;
+use crate::experiment::Experiment;
+use crate::spec::Access;
+
+/// How the curves of a trace are drawn (the rest of the run, the trace, policies,
+/// page and block size and run options, is an [`Experiment`]).
+#[derive(Clone, Debug)]
+pub struct CurveOptions {
+    /// Methods; empty: exact for LRU, minisim for every other policy.
+    pub methods: Vec<Method>,
+    /// Sampling rate of shards and minisim, in (0, 1] (None: 0.01).
+    pub rate: Option<f64>,
+    /// Keep at most this many sampled keys, lowering the rate as needed.
+    pub max_keys: Option<u32>,
+    /// What a sampled key is (None: a page).
+    pub sample_unit: Option<SampleUnit>,
+    /// Seed of the sampling hash.
+    pub seed: u64,
+    /// SHARDS: depth of the exact head in pages (None: [`Sampling::default_head`]).
+    pub exact_head: Option<u32>,
+    /// Sizes, log-spaced from 1 page to the footprint, when the experiment gives
+    /// none.
+    pub points: usize,
+}
+
+impl Default for CurveOptions {
+    fn default() -> Self {
+        CurveOptions {
+            methods: Vec::new(),
+            rate: None,
+            max_keys: None,
+            sample_unit: None,
+            seed: 0,
+            exact_head: None,
+            points: 100,
+        }
+    }
+}
+
+/// One row: a policy, a method, a cache size.
+#[derive(Serialize, Clone, Debug)]
+pub struct CurveRow {
+    /// The trace's path as given.
+    pub trace: String,
+    /// Policy label (name and parameters).
+    pub policy: String,
+    /// How the point was computed.
+    pub method: Method,
+    /// Sampling rate actually used (1 for exact).
+    pub rate: f64,
+    /// Sampling unit (sampled methods only).
+    pub sample_unit: Option<SampleUnit>,
+    /// Sampling seed (sampled methods only).
+    pub seed: Option<u64>,
+    /// Cache size in pages.
+    pub cache_pages: u32,
+    /// Bytes per page.
+    pub page_size: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// How requests became page accesses.
+    pub granularity: Granularity,
+    /// Accesses not counted.
+    pub warmup: u64,
+    /// Whether a write miss reads the page.
+    pub write_miss_fetch: bool,
+    /// Whether dirty pages are written at the end.
+    pub flush_at_end: bool,
+    /// The run's counters at this size.
+    pub metrics: Metrics,
+}
+
+/// What [`compute`] produced.
+#[derive(Clone, Debug)]
+pub struct Curves {
+    /// Rows by policy and method, then size.
+    pub rows: Vec<CurveRow>,
+    /// Distinct pages of the trace.
+    pub footprint: u64,
+    /// Whether the footprint is estimated from a sample (a SHARDS-only run).
+    pub estimated: bool,
+    /// Sizes minisim left out (below `1 / rate` pages: no sampled cache stands for
+    /// them).
+    pub left_out: usize,
+}
+
+/// Progress of [`compute`]'s stages (reading the trace, each curve).
+pub trait Watch: Sync {
+    /// A stage begins; `total` units when known.
+    fn begin(&self, label: &str, total: Option<u64>);
+    /// Units of the stage done so far.
+    fn at(&self, done: u64);
+    /// The stage is over.
+    fn end(&self);
+}
+
+/// Progress nobody watches.
+impl Watch for crate::study::Quiet {
+    fn begin(&self, _: &str, _: Option<u64>) {}
+    fn at(&self, _: u64) {}
+    fn end(&self) {}
+}
+
+/// The curves `opts` asks for of `exp`'s one trace, every policy, at `exp`'s sizes
+/// (or `opts.points` log-spaced sizes when it gives none). `at(key)` names an option
+/// in errors, as [`Experiment::settings_as`] does: refused options are
+/// [`LabError::Config`].
+pub fn compute(
+    exp: &Experiment,
+    opts: &CurveOptions,
+    at: &dyn Fn(&str) -> String,
+    watch: &dyn Watch,
+) -> Result<Curves, LabError> {
+    let err = |key: &str, msg: String| LabError::Config { at: at(key), msg };
+    let [trace] = exp.traces.as_slice() else {
+        return Err(err("traces", "a curve is of one trace".into()));
+    };
+    let sizes_given = !exp.cache_sizes.is_empty();
+    let mut exp = exp.clone();
+    if !sizes_given {
+        // The curve's largest size (the footprint) stands for the sizes drawn later.
+        exp.cache_sizes = vec!["100%".into()];
+    }
+    let settings = exp.settings_as(at, std::path::Path::new(""))?;
+    let specs = settings.policies;
+    // (policy, method) pairs in order.
+    let mut jobs = Vec::new();
+    for spec in &specs {
+        let is_lru = spec.name == "lru";
+        if opts.methods.is_empty() {
+            jobs.push((
+                spec,
+                if is_lru {
+                    Method::Exact
+                } else {
+                    Method::Minisim
+                },
+            ));
+        }
+        for &m in &opts.methods {
+            if m != Method::Minisim && !is_lru {
+                return Err(err(
+                    "method",
+                    format!(
+                        "{}: only LRU has stack distances; use minisim for {}",
+                        m.name(),
+                        spec.label()
+                    ),
+                ));
+            }
+            jobs.push((spec, m));
+        }
+    }
+    if let Some(m) = opts
+        .methods
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| opts.methods[..i].contains(m).then_some(m))
+    {
+        return Err(err("method", format!("{} is given twice", m.name())));
+    }
+    let sampled = jobs.iter().any(|j| j.1 != Method::Exact);
+    let rate = opts.rate.unwrap_or(0.01);
+    if !(rate > 0.0 && rate <= 1.0) {
+        return Err(err("rate", format!("{rate} is not in (0, 1]")));
+    }
+    if !sampled {
+        for (key, given) in [
+            ("rate", opts.rate.is_some()),
+            ("max_keys", opts.max_keys.is_some()),
+            ("sample_unit", opts.sample_unit.is_some()),
+        ] {
+            if given {
+                return Err(err(
+                    key,
+                    "applies to methods shards and minisim only".into(),
+                ));
+            }
+        }
+    }
+    if opts.exact_head.is_some() && !jobs.iter().any(|j| j.1 == Method::Shards) {
+        return Err(err("exact_head", "applies to method shards only".into()));
+    }
+    if opts.max_keys == Some(0) {
+        return Err(err(
+            "max_keys",
+            "the sample must keep at least one key".into(),
+        ));
+    }
+    if opts.points == 0 {
+        return Err(err("points", "at least one size".into()));
+    }
+    let granularity = match exp.access {
+        Access::Page => Granularity::Page {
+            page_size: settings.page_size.get(),
+        },
+        Access::Record => Granularity::Record,
+    };
+    let unit = granularity.unit();
+    let ppb = settings.pages_per_block.get();
+    let sampling = Sampling {
+        rate,
+        max_keys: opts.max_keys,
+        unit: opts.sample_unit.unwrap_or(SampleUnit::Page),
+        seed: opts.seed,
+        exact_head: opts
+            .exact_head
+            .unwrap_or_else(|| Sampling::default_head(rate)),
+    };
+    let cfg = SimConfig {
+        granularity,
+        capacity_pages: 1,
+        pages_per_block: ppb,
+        warmup: exp.warmup,
+        write_miss_fetch: exp.write_miss_fetch,
+        flush_at_end: exp.flush_at_end,
+        ..SimConfig::default()
+    };
+    let sim = |e: wafer_cache::SimError| {
+        LabError::Invalid(crate::compute::about(&trace.source(), e.to_string()))
+    };
+    let format = trace.format_as(&|k| at(&format!("traces[0].{k}")))?;
+    let mut reader = trace.open(format)?;
+    let stream_only = jobs.iter().all(|j| j.1 == Method::Shards);
+    let prepared = if stream_only {
+        None
+    } else {
+        watch.begin("reading trace", reader.meta().requests);
+        let t =
+            PreparedTrace::read(granularity, reader.as_mut(), &mut |n| watch.at(n)).map_err(sim)?;
+        watch.end();
+        Some(t)
+    };
+
+    // Curves of LRU by stack distance, computed once per method.
+    let mut lru_curves: Vec<(Method, lru::LruCurve)> = Vec::new();
+    for m in [Method::Exact, Method::Shards] {
+        if !jobs.iter().any(|j| j.1 == m) {
+            continue;
+        }
+        watch.begin(
+            match m {
+                Method::Exact => "exact LRU",
+                _ => "SHARDS",
+            },
+            None,
+        );
+        let mut tick = |n: u64| watch.at(n);
+        let c = match (m, &prepared) {
+            (Method::Exact, Some(t)) => lru::exact(t, &cfg, &mut tick),
+            (_, Some(t)) => shards::lru(Input::Prepared(t), &cfg, &sampling, &mut tick),
+            (_, None) => shards::lru(Input::Stream(reader.as_mut()), &cfg, &sampling, &mut tick),
+        }
+        .map_err(sim)?;
+        watch.end();
+        lru_curves.push((m, c));
+    }
+    drop(reader);
+    let footprint = match &prepared {
+        Some(t) => u64::from(t.universe()),
+        None => lru_curves.first().map_or(1, |c| c.1.footprint()),
+    };
+    let sizes: Vec<u32> = if sizes_given {
+        settings
+            .sizes
+            .iter()
+            .enumerate()
+            .map(|(i, (_, s))| {
+                s.pages(unit, footprint)
+                    .map_err(|e| err(&format!("cache_sizes[{i}]"), e.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        curve::log_sizes(u32::try_from(footprint).unwrap_or(u32::MAX), opts.points)
+    };
+
+    let sample = match &prepared {
+        Some(t) if jobs.iter().any(|j| j.1 == Method::Minisim) => {
+            Some(minisim::sample(t, &cfg, &sampling).map_err(sim)?)
+        }
+        _ => None,
+    };
+    let trace_name = match &trace.path {
+        Some(p) => p.display().to_string(),
+        None => trace.label(),
+    };
+    let mut rows = Vec::new();
+    let mut left_out = 0usize;
+    for (spec, m) in &jobs {
+        let points: Vec<CurvePoint> = match m {
+            Method::Minisim => {
+                let s = sample.as_ref().expect("drawn for minisim");
+                let n = s.trace.accesses() * sizes.len() as u64;
+                watch.begin(&format!("minisim {}", spec.label()), Some(n));
+                let done = AtomicU64::new(0);
+                let pts = minisim::run(s, spec, &sizes, &cfg, &|d| {
+                    watch.at(done.fetch_add(d, Ordering::Relaxed) + d)
+                })
+                .map_err(sim)?;
+                watch.end();
+                left_out = left_out.max(sizes.len() - pts.len());
+                pts
+            }
+            _ => {
+                let c = &lru_curves.iter().find(|c| c.0 == *m).expect("computed").1;
+                sizes
+                    .iter()
+                    .map(|&s| CurvePoint {
+                        cache_pages: s,
+                        metrics: c.metrics(s),
+                    })
+                    .collect()
+            }
+        };
+        let (rate, sample_unit, seed) = match m {
+            Method::Exact => (1.0, None, None),
+            Method::Shards => (
+                lru_curves
+                    .iter()
+                    .find(|c| c.0 == Method::Shards)
+                    .map_or(rate, |c| c.1.rate()),
+                Some(sampling.unit),
+                Some(opts.seed),
+            ),
+            Method::Minisim => (
+                sample.as_ref().map_or(rate, |s| s.rate),
+                Some(sampling.unit),
+                Some(opts.seed),
+            ),
+        };
+        for p in points {
+            rows.push(CurveRow {
+                trace: trace_name.clone(),
+                policy: spec.label(),
+                method: *m,
+                rate,
+                sample_unit,
+                seed,
+                cache_pages: p.cache_pages,
+                page_size: u32::try_from(unit).unwrap_or(u32::MAX),
+                pages_per_block: ppb,
+                granularity,
+                warmup: exp.warmup,
+                write_miss_fetch: exp.write_miss_fetch,
+                flush_at_end: exp.flush_at_end,
+                metrics: p.metrics,
+            });
+        }
+    }
+    Ok(Curves {
+        rows,
+        footprint,
+        estimated: prepared.is_none(),
+        left_out,
+    })
+}
+
+/// Column names of the rows as a table (the CSV, the Parquet file, Python's rows):
+/// metric names as in `wafer sim`.
+pub const COLUMNS: [&str; 36] = [
+    "trace",
+    "policy",
+    "method",
+    "rate",
+    "sample_unit",
+    "seed",
+    "cache_pages",
+    "page_size",
+    "pages_per_block",
+    "warmup",
+    "write_miss_fetch",
+    "flush_at_end",
+    "universe",
+    "accesses",
+    "hits",
+    "misses",
+    "hit_ratio",
+    "miss_ratio",
+    "reads",
+    "read_hits",
+    "read_misses",
+    "writes",
+    "write_hits",
+    "write_misses",
+    "page_reads",
+    "page_writes",
+    "write_ios",
+    "evictions",
+    "dirty_at_end",
+    "writes_at_end",
+    "write_ios_at_end",
+    "trims",
+    "trimmed_resident",
+    "pad_reads",
+    "pad_writes",
+    "io_time_ns",
+];
+
+impl CurveRow {
+    /// The row's [`COLUMNS`], in order. Absent values (no sampling unit or seed for
+    /// an exact curve) are null.
+    pub fn columns(&self) -> Vec<(String, Value)> {
+        let m = &self.metrics;
+        let miss_ratio = if m.accesses == 0 {
+            0.0
+        } else {
+            m.misses as f64 / m.accesses as f64
+        };
+        let values: [Value; 36] = [
+            self.trace.clone().into(),
+            self.policy.clone().into(),
+            self.method.name().into(),
+            self.rate.into(),
+            self.sample_unit.map_or(Value::Null, |u| {
+                format!("{u:?}").to_ascii_lowercase().into()
+            }),
+            self.seed.map_or(Value::Null, Value::from),
+            self.cache_pages.into(),
+            self.page_size.into(),
+            self.pages_per_block.into(),
+            self.warmup.into(),
+            self.write_miss_fetch.into(),
+            self.flush_at_end.into(),
+            m.universe.into(),
+            m.accesses.into(),
+            m.hits.into(),
+            m.misses.into(),
+            m.hit_ratio.into(),
+            miss_ratio.into(),
+            m.reads.into(),
+            m.read_hits.into(),
+            m.read_misses.into(),
+            m.writes.into(),
+            m.write_hits.into(),
+            m.write_misses.into(),
+            m.page_reads.into(),
+            m.page_writes.into(),
+            m.write_ios.into(),
+            m.evictions.into(),
+            m.dirty_at_end.into(),
+            m.writes_at_end.into(),
+            m.write_ios_at_end.into(),
+            m.trims.into(),
+            m.trimmed_resident.into(),
+            m.pad_reads.into(),
+            m.pad_writes.into(),
+            m.io_time_ns.into(),
+        ];
+        COLUMNS
+            .iter()
+            .zip(values)
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
+}
+
+/// The rows as CSV text ([`COLUMNS`]).
+pub fn csv(rows: &[CurveRow]) -> String {
+    let text = |v: &Value| match v {
+        Value::Null => String::new(),
+        Value::String(t) if t.contains([',', '"', '\n']) => {
+            format!("\"{}\"", t.replace('"', "\"\""))
+        }
+        Value::String(t) => t.clone(),
+        // Floats as Rust prints them (shortest exact form), integers as they are.
+        Value::Number(n) => match n.as_u64() {
+            Some(u) => u.to_string(),
+            None => n.as_f64().unwrap_or(f64::NAN).to_string(),
+        },
+        other => other.to_string(),
+    };
+    let mut s = COLUMNS.join(",");
+    s.push('\n');
+    for r in rows {
+        let fields: Vec<String> = r.columns().iter().map(|(_, v)| text(v)).collect();
+        s.push_str(&fields.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// The rows as a Parquet file, the CSV's columns with their types (a column that is
+/// null in every row, the seed of an exact curve, keeps its type).
+pub fn parquet(rows: &[CurveRow]) -> Result<Vec<u8>, LabError> {
+    let rows: Vec<Vec<(String, Value)>> = rows.iter().map(CurveRow::columns).collect();
+    let mut template = rows.first().cloned().unwrap_or_default();
+    for (k, v) in &mut template {
+        if v.is_null() {
+            *v = if k == "seed" { 0u64.into() } else { "".into() };
+        }
+    }
+    crate::parquet_file::encode(&rows, &template)
+}
