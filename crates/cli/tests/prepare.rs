@@ -162,3 +162,38 @@ fn damaged_prepared_file_is_a_one_line_error() {
         assert!(err.contains(want), "want {want} in {err}");
     }
 }
+
+/// `wafer curve` rows (CSV text) and stderr.
+fn curve(trace: &Path) -> (String, String) {
+    let csv = trace.with_extension("curve.csv");
+    let out = wafer()
+        .args(["curve", "-t"])
+        .arg(trace)
+        .args(["-p", "lru,arc", "--points", "8", "--rate", "0.5", "--csv"])
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    (std::fs::read_to_string(&csv).unwrap(), err)
+}
+
+/// `wafer curve` uses the prepared file as `wafer sim` does: the same rows with it
+/// as without, and a damaged one is refused, naming it.
+#[test]
+fn curves_use_the_prepared_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fileserver(dir.path());
+    let (before, err) = curve(&t);
+    assert!(before.contains("lru,exact"), "{err}");
+    prepare(&t, &[]);
+    let (after, err) = curve(&t);
+    assert_eq!(after, before, "{err}");
+    let p = wprep(&t);
+    let good = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &good[..good.len() / 2]).unwrap();
+    let out = wafer().args(["curve", "-t"]).arg(&t).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(&p.display().to_string()), "{err}");
+}

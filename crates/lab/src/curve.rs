@@ -140,11 +140,15 @@ pub fn compute(
         // The curve's largest size (the footprint) stands for the sizes drawn later.
         exp.cache_sizes = vec!["100%".into()];
     }
+    // A trace that cannot be opened is a runtime error, named once (as in `wafer sim`).
+    if let Some(p) = &trace.path {
+        std::fs::File::open(p).map_err(|e| LabError::io(p, e))?;
+    }
     let settings = exp.settings_as(at, std::path::Path::new(""))?;
-    let specs = settings.policies;
+    let specs = &settings.policies;
     // (policy, method) pairs in order.
     let mut jobs = Vec::new();
-    for spec in &specs {
+    for spec in specs {
         let is_lru = spec.name == "lru";
         if opts.methods.is_empty() {
             jobs.push((
@@ -235,20 +239,28 @@ pub fn compute(
         flush_at_end: exp.flush_at_end,
         ..SimConfig::default()
     };
+    let format = trace.format_as(&|k| at(&format!("traces[0].{k}")))?;
     let sim = |e: wafer_cache::SimError| {
         LabError::Invalid(crate::compute::about(&trace.source(), e.to_string()))
     };
-    let format = trace.format_as(&|k| at(&format!("traces[0].{k}")))?;
     let mut reader = trace.open(format)?;
-    let stream_only = jobs.iter().all(|j| j.1 == Method::Shards);
-    let prepared = if stream_only {
+    // A prepared file kept beside the trace (`wafer trace prepare`) is used when it
+    // fits, as by every other run; a SHARDS-only run streams the trace instead (and
+    // reads it once: checking a prepared file means checksumming the trace).
+    let prepared = if jobs.iter().all(|j| j.1 == Method::Shards) {
         None
     } else {
-        watch.begin("reading trace", reader.meta().requests);
-        let t =
-            PreparedTrace::read(granularity, reader.as_mut(), &mut |n| watch.at(n)).map_err(sim)?;
-        watch.end();
-        Some(t)
+        let plan = exp.clone().plan_as(at, std::path::Path::new(""))?;
+        match crate::prepared::load(&plan, 0)? {
+            Some(t) => Some(t),
+            None => {
+                watch.begin("reading trace", reader.meta().requests);
+                let t = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| watch.at(n))
+                    .map_err(sim)?;
+                watch.end();
+                Some(t)
+            }
+        }
     };
 
     // Curves of LRU by stack distance, computed once per method.

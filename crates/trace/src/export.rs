@@ -252,19 +252,39 @@ impl TraceWriter {
 /// A file written under a temporary name in the target's folder and moved over the
 /// target by [`AtomicFile::commit`] after an fsync, so the target holds either its
 /// old content or the complete new one, never a part. Dropped without a commit (an
-/// error on the way), the temporary is deleted.
+/// error on the way), the temporary is deleted. A target that is not a regular file
+/// (a terminal, a pipe, `/dev/stdout`) is written in place instead: a rename would
+/// replace it, not write to it.
 pub struct AtomicFile {
     path: PathBuf,
-    out: BufWriter<tempfile::NamedTempFile>,
+    out: BufWriter<Out>,
+}
+
+/// Where an [`AtomicFile`]'s bytes go.
+enum Out {
+    Temp(tempfile::NamedTempFile),
+    Stream(File),
 }
 
 impl AtomicFile {
     /// Start writing `path` (nothing appears there before [`AtomicFile::commit`]).
     pub fn create(path: &Path) -> Result<AtomicFile> {
-        let tmp = wtr::temp_beside(path)?;
+        let (path, out) = match replaced(path)? {
+            Some(real) => {
+                let tmp = wtr::temp_beside(&real)?;
+                (real, Out::Temp(tmp))
+            }
+            None => {
+                let f = File::options()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| Error::io(path, e))?;
+                (path.to_path_buf(), Out::Stream(f))
+            }
+        };
         Ok(AtomicFile {
-            path: path.to_path_buf(),
-            out: BufWriter::with_capacity(1 << 20, tmp),
+            path,
+            out: BufWriter::with_capacity(1 << 20, out),
         })
     }
 
@@ -273,14 +293,33 @@ impl AtomicFile {
         &self.path
     }
 
-    /// Flush, fsync and rename the file over the target.
+    /// Flush, fsync and rename the file over the target (flush only, for a target
+    /// written in place).
     pub fn commit(self) -> Result<()> {
         let path = self.path;
-        let tmp = self
+        match self
             .out
             .into_inner()
-            .map_err(|e| Error::io(&path, e.into_error()))?;
-        persist(tmp, &path)
+            .map_err(|e| Error::io(&path, e.into_error()))?
+        {
+            Out::Temp(tmp) => persist(tmp, &path),
+            Out::Stream(mut f) => f.flush().map_err(|e| Error::io(&path, e)),
+        }
+    }
+}
+
+impl Write for Out {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Out::Temp(f) => f.write(buf),
+            Out::Stream(f) => f.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Out::Temp(f) => f.flush(),
+            Out::Stream(f) => f.flush(),
+        }
     }
 }
 
@@ -293,6 +332,25 @@ impl Write for AtomicFile {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// The file a new output at `path` replaces by a rename: `path` itself, or the
+/// file a symlink at `path` names (so the link stays); None for an existing target
+/// that is not a regular file (a terminal, a pipe, `/dev/stdout`), which a rename
+/// would replace rather than write to.
+pub(crate) fn replaced(path: &Path) -> Result<Option<PathBuf>> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => {
+            let link = std::fs::symlink_metadata(path).is_ok_and(|l| l.file_type().is_symlink());
+            Ok(Some(if link {
+                std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?
+            } else {
+                path.to_path_buf()
+            }))
+        }
+        Ok(m) if !m.is_dir() => Ok(None),
+        _ => Ok(Some(path.to_path_buf())),
     }
 }
 
@@ -448,6 +506,42 @@ fn push_u64(out: &mut Vec<u8>, mut v: u64) {
 mod tests {
     use super::*;
     use crate::Op;
+
+    /// Written through a symlink, an output replaces the file the link names and the
+    /// link stays; a target that is not a regular file (a pipe here) is written to,
+    /// not replaced; a .wtr trace is refused there.
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_pipes_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.csv");
+        let link = dir.path().join("link.csv");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("skipped: mkfifo is not available");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        write_atomic(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        let e = TraceWriter::create(&fifo, OutFormat::Wtr, &WriteInfo::default()).err();
+        assert!(e.unwrap().to_string().contains("not a regular file"));
+    }
 
     #[test]
     fn formats_from_names_and_paths() {

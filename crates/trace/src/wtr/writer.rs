@@ -73,8 +73,16 @@ impl Writer {
                 header.origin.len()
             )));
         }
-        let tmp = temp_beside(path)?;
-        let mut w = Writer::new(path, Target::Temp(tmp), header, 0, 0)?;
+        // A .wtr file is replaced whole, by a rename, so its target must be a file
+        // (a symlink to one is followed).
+        let Some(real) = crate::export::replaced(path)? else {
+            return Err(Error::Invalid(format!(
+                "{}: not a regular file; a .wtr trace is written to a file",
+                path.display()
+            )));
+        };
+        let tmp = temp_beside(&real)?;
+        let mut w = Writer::new(&real, Target::Temp(tmp), header, 0, 0)?;
         let bytes = w.header.encode();
         w.out.write_all(&bytes).map_err(|e| Error::io(path, e))?;
         Ok(w)
