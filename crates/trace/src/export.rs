@@ -264,6 +264,16 @@ pub struct AtomicFile {
 enum Out {
     Temp(tempfile::NamedTempFile),
     Stream(File),
+    /// This process's standard output (`/dev/stdout`): written through its handle,
+    /// since opening the path again would write a redirected file from its start.
+    Stdout(std::io::Stdout),
+}
+
+/// Whether `path` names this process's standard output.
+fn is_stdout(path: &Path) -> bool {
+    ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+        .iter()
+        .any(|p| path == Path::new(p))
 }
 
 impl AtomicFile {
@@ -274,6 +284,7 @@ impl AtomicFile {
                 let tmp = wtr::temp_beside(&real)?;
                 (real, Out::Temp(tmp))
             }
+            None if is_stdout(path) => (path.to_path_buf(), Out::Stdout(std::io::stdout())),
             None => {
                 let f = File::options()
                     .write(true)
@@ -304,6 +315,7 @@ impl AtomicFile {
         {
             Out::Temp(tmp) => persist(tmp, &path),
             Out::Stream(mut f) => f.flush().map_err(|e| Error::io(&path, e)),
+            Out::Stdout(mut f) => f.flush().map_err(|e| Error::io(&path, e)),
         }
     }
 }
@@ -313,12 +325,14 @@ impl Write for Out {
         match self {
             Out::Temp(f) => f.write(buf),
             Out::Stream(f) => f.write(buf),
+            Out::Stdout(f) => f.write(buf),
         }
     }
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Out::Temp(f) => f.flush(),
             Out::Stream(f) => f.flush(),
+            Out::Stdout(f) => f.flush(),
         }
     }
 }
@@ -337,9 +351,18 @@ impl Write for AtomicFile {
 
 /// The file a new output at `path` replaces by a rename: `path` itself, or the
 /// file a symlink at `path` names (so the link stays); None for an existing target
-/// that is not a regular file (a terminal, a pipe, `/dev/stdout`), which a rename
-/// would replace rather than write to.
+/// that is not a regular file (a terminal, a pipe), which a rename would replace
+/// rather than write to, and for the process's own streams (`/dev/stdout` names the
+/// file a shell redirected it to, which is written through the stream, not renamed
+/// over).
 pub(crate) fn replaced(path: &Path) -> Result<Option<PathBuf>> {
+    if path.starts_with("/dev/fd")
+        || path.starts_with("/proc/self/fd")
+        || path == Path::new("/dev/stdout")
+        || path == Path::new("/dev/stderr")
+    {
+        return Ok(None);
+    }
     match std::fs::metadata(path) {
         Ok(m) if m.is_file() => {
             let link = std::fs::symlink_metadata(path).is_ok_and(|l| l.file_type().is_symlink());
@@ -541,6 +564,11 @@ mod tests {
         assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
         let e = TraceWriter::create(&fifo, OutFormat::Wtr, &WriteInfo::default()).err();
         assert!(e.unwrap().to_string().contains("not a regular file"));
+        // The process's own streams are never renamed over, whatever they point to.
+        for p in ["/dev/stdout", "/dev/stderr", "/dev/fd/1", "/proc/self/fd/1"] {
+            assert_eq!(replaced(Path::new(p)).unwrap(), None, "{p}");
+        }
+        assert!(is_stdout(Path::new("/dev/stdout")) && !is_stdout(Path::new("/dev/stderr")));
     }
 
     #[test]
