@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 use serde_json::Value;
 use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
-use wafer_cache::{Input, Metrics, PreparedTrace, SimConfig};
+use wafer_cache::{Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
 use wafer_trace::Granularity;
 
 use crate::error::LabError;
@@ -145,74 +145,7 @@ pub fn compute(
         std::fs::File::open(p).map_err(|e| LabError::io(p, e))?;
     }
     let settings = exp.settings_as(at, std::path::Path::new(""))?;
-    let specs = &settings.policies;
-    // (policy, method) pairs in order.
-    let mut jobs = Vec::new();
-    for spec in specs {
-        let is_lru = spec.name == "lru";
-        if opts.methods.is_empty() {
-            jobs.push((
-                spec,
-                if is_lru {
-                    Method::Exact
-                } else {
-                    Method::Minisim
-                },
-            ));
-        }
-        for &m in &opts.methods {
-            if m != Method::Minisim && !is_lru {
-                return Err(err(
-                    "method",
-                    format!(
-                        "{}: only LRU has stack distances; use minisim for {}",
-                        m.name(),
-                        spec.label()
-                    ),
-                ));
-            }
-            jobs.push((spec, m));
-        }
-    }
-    if let Some(m) = opts
-        .methods
-        .iter()
-        .enumerate()
-        .find_map(|(i, m)| opts.methods[..i].contains(m).then_some(m))
-    {
-        return Err(err("method", format!("{} is given twice", m.name())));
-    }
-    let sampled = jobs.iter().any(|j| j.1 != Method::Exact);
-    let rate = opts.rate.unwrap_or(0.01);
-    if !(rate > 0.0 && rate <= 1.0) {
-        return Err(err("rate", format!("{rate} is not in (0, 1]")));
-    }
-    if !sampled {
-        for (key, given) in [
-            ("rate", opts.rate.is_some()),
-            ("max_keys", opts.max_keys.is_some()),
-            ("sample_unit", opts.sample_unit.is_some()),
-        ] {
-            if given {
-                return Err(err(
-                    key,
-                    "applies to methods shards and minisim only".into(),
-                ));
-            }
-        }
-    }
-    if opts.exact_head.is_some() && !jobs.iter().any(|j| j.1 == Method::Shards) {
-        return Err(err("exact_head", "applies to method shards only".into()));
-    }
-    if opts.max_keys == Some(0) {
-        return Err(err(
-            "max_keys",
-            "the sample must keep at least one key".into(),
-        ));
-    }
-    if opts.points == 0 {
-        return Err(err("points", "at least one size".into()));
-    }
+    let (jobs, sampling) = jobs_of(&settings.policies, opts, &err)?;
     let granularity = match exp.access {
         Access::Page => Granularity::Page {
             page_size: settings.page_size.get(),
@@ -221,15 +154,6 @@ pub fn compute(
     };
     let unit = granularity.unit();
     let ppb = settings.pages_per_block.get();
-    let sampling = Sampling {
-        rate,
-        max_keys: opts.max_keys,
-        unit: opts.sample_unit.unwrap_or(SampleUnit::Page),
-        seed: opts.seed,
-        exact_head: opts
-            .exact_head
-            .unwrap_or_else(|| Sampling::default_head(rate)),
-    };
     let cfg = SimConfig {
         granularity,
         capacity_pages: 1,
@@ -349,12 +273,12 @@ pub fn compute(
                 lru_curves
                     .iter()
                     .find(|c| c.0 == Method::Shards)
-                    .map_or(rate, |c| c.1.rate()),
+                    .map_or(sampling.rate, |c| c.1.rate()),
                 Some(sampling.unit),
                 Some(opts.seed),
             ),
             Method::Minisim => (
-                sample.as_ref().map_or(rate, |s| s.rate),
+                sample.as_ref().map_or(sampling.rate, |s| s.rate),
                 Some(sampling.unit),
                 Some(opts.seed),
             ),
@@ -384,6 +308,95 @@ pub fn compute(
         estimated: prepared.is_none(),
         left_out,
     })
+}
+
+/// The curves to draw: each policy with each method, in order.
+type Jobs<'a> = Vec<(&'a PolicySpec, Method)>;
+
+/// The (policy, method) pairs `opts` asks for, in order, and the sampling of the
+/// sampled ones, checked: `err(key, msg)` refuses an option.
+fn jobs_of<'a>(
+    specs: &'a [PolicySpec],
+    opts: &CurveOptions,
+    err: &dyn Fn(&str, String) -> LabError,
+) -> Result<(Jobs<'a>, Sampling), LabError> {
+    // (policy, method) pairs in order.
+    let mut jobs = Vec::new();
+    for spec in specs {
+        let is_lru = spec.name == "lru";
+        if opts.methods.is_empty() {
+            jobs.push((
+                spec,
+                if is_lru {
+                    Method::Exact
+                } else {
+                    Method::Minisim
+                },
+            ));
+        }
+        for &m in &opts.methods {
+            if m != Method::Minisim && !is_lru {
+                return Err(err(
+                    "method",
+                    format!(
+                        "{}: only LRU has stack distances; use minisim for {}",
+                        m.name(),
+                        spec.label()
+                    ),
+                ));
+            }
+            jobs.push((spec, m));
+        }
+    }
+    if let Some(m) = opts
+        .methods
+        .iter()
+        .enumerate()
+        .find_map(|(i, m)| opts.methods[..i].contains(m).then_some(m))
+    {
+        return Err(err("method", format!("{} is given twice", m.name())));
+    }
+    let sampled = jobs.iter().any(|j| j.1 != Method::Exact);
+    let rate = opts.rate.unwrap_or(0.01);
+    if !(rate > 0.0 && rate <= 1.0) {
+        return Err(err("rate", format!("{rate} is not in (0, 1]")));
+    }
+    if !sampled {
+        for (key, given) in [
+            ("rate", opts.rate.is_some()),
+            ("max_keys", opts.max_keys.is_some()),
+            ("sample_unit", opts.sample_unit.is_some()),
+        ] {
+            if given {
+                return Err(err(
+                    key,
+                    "applies to methods shards and minisim only".into(),
+                ));
+            }
+        }
+    }
+    if opts.exact_head.is_some() && !jobs.iter().any(|j| j.1 == Method::Shards) {
+        return Err(err("exact_head", "applies to method shards only".into()));
+    }
+    if opts.max_keys == Some(0) {
+        return Err(err(
+            "max_keys",
+            "the sample must keep at least one key".into(),
+        ));
+    }
+    if opts.points == 0 {
+        return Err(err("points", "at least one size".into()));
+    }
+    let sampling = Sampling {
+        rate,
+        max_keys: opts.max_keys,
+        unit: opts.sample_unit.unwrap_or(SampleUnit::Page),
+        seed: opts.seed,
+        exact_head: opts
+            .exact_head
+            .unwrap_or_else(|| Sampling::default_head(rate)),
+    };
+    Ok((jobs, sampling))
 }
 
 /// Column names of the rows as a table (the CSV, the Parquet file, Python's rows):
