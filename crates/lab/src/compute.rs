@@ -333,11 +333,13 @@ impl AfterSink for CellSink {
         if op.op == Op::Write {
             self.pattern.push((op.access, op.page()));
         }
-        if self.file.is_some() || self.dev.is_some() {
+        if self.takes_reads() {
             self.feed(op);
         }
     }
 
+    /// Reads matter only to a file or a device; without either the sink counts
+    /// writes alone.
     #[inline]
     fn takes_reads(&self) -> bool {
         self.file.is_some() || self.dev.is_some()
