@@ -4,11 +4,40 @@
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use wafer_lab::lock::OutLock;
 use wafer_lab::store::Store;
 use wafer_lab::study::Study;
 use wafer_lab::{publish, CellResult, Experiment, GridStudy, Quiet, RunOptions};
 
 use crate::errors::lab_err;
+
+/// The lock of an output folder, held by a distributed driver for its whole run so
+/// that no other run writes there; its workers write through it.
+#[pyclass(module = "wafer._wafer")]
+pub struct OutputLock(Option<OutLock>);
+
+#[pymethods]
+impl OutputLock {
+    /// Release the lock (also when the object is collected).
+    fn release(&mut self) {
+        self.0 = None;
+    }
+}
+
+/// Take the output folder `out` for the experiment (its lock, after checking that no
+/// output would replace an input or a file wafer did not write), removing what
+/// killed runs left there. Raises naming the holder when another run has it.
+#[pyfunction]
+pub fn claim_out(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResult<OutputLock> {
+    py.allow_threads(|| {
+        let exp = Experiment::read(&experiment).map_err(lab_err)?;
+        let base = experiment.parent().unwrap_or(Path::new("."));
+        let lock = Store::new(&out)
+            .claim(&exp.trace_files(base))
+            .map_err(lab_err)?;
+        Ok(OutputLock(Some(lock)))
+    })
+}
 
 /// `(id, label, trace index)` of every cell of the experiment, in grid order.
 #[pyfunction]
@@ -30,7 +59,6 @@ pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResu
     py.allow_threads(|| {
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
         let store = Store::new(&out);
-        store.remove_stale_temporaries();
         let study = GridStudy::new(plan, None);
         Ok(study
             .cells()
@@ -61,8 +89,12 @@ pub fn run_cells(
     py.allow_threads(|| {
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
         let study = Arc::new(GridStudy::new(plan, Some(&out)).with_only(ids));
-        let run = wafer_lab::study::run(&study, &RunOptions::stored(&out, jobs), &mut Quiet)
-            .map_err(lab_err)?;
+        // The driver holds the folder's lock (`claim_out`); a worker writes through it.
+        let opts = RunOptions {
+            shared: true,
+            ..RunOptions::stored(&out, jobs)
+        };
+        let run = wafer_lab::study::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
         Ok(run.computed)
     })
 }
@@ -102,8 +134,10 @@ fn run(
     let plan = Experiment::load(experiment).map_err(lab_err)?;
     let jobs = if jobs == 0 { plan.exp.workers } else { jobs };
     let study = Arc::new(GridStudy::new(plan, Some(out)));
-    let mut o = wafer_lab::grid::run(&study, &RunOptions::stored(out, jobs), &mut Quiet)
-        .map_err(lab_err)?;
+    let opts = RunOptions::stored(out, jobs);
+    // Held through publishing (re-entered when a driver in this process holds it).
+    let _lock = opts.claim(&*study).map_err(lab_err)?;
+    let mut o = wafer_lab::grid::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
     if let Some((computed, elapsed_s, workers)) = elsewhere {
         o.computed += computed;
         o.reused = o.total.saturating_sub(o.computed);

@@ -30,6 +30,8 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::devices, m)?)?;
     m.add_function(wrap_pyfunction!(curve::curve, m)?)?;
     m.add_function(wrap_pyfunction!(lab::plan_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::claim_out, m)?)?;
+    m.add_class::<lab::OutputLock>()?;
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_local, m)?)?;

@@ -147,6 +147,57 @@ def test_killed_worker_loses_no_finished_cell_and_rerun_completes(tmp_path):
     assert table(out).equals(table(local))
 
 
+def test_a_grid_of_40_shares_completes_every_time_and_its_folder_has_one_writer(tmp_path):
+    # 40 generated traces: one share each, dealt to 2 worker processes that store
+    # their cells side by side in one folder (shares used to remove each other's
+    # temporaries mid-write).
+    lines = ['name = "forty"', "traces = ["]
+    lines += [
+        f'  {{ gen = {{ kind = "zipf", requests = 3000, footprint = "8MiB", seed = {i} }},'
+        f' name = "z{i}" }},'
+        for i in range(40)
+    ]
+    lines += [
+        "]",
+        'policies = ["lru", "clock"]',
+        'cache_sizes = ["10%"]',
+        "[outputs]",
+        'figures = ["hit-ratio"]',
+        "report = false",
+    ]
+    exp = tmp_path / "forty.toml"
+    exp.write_text("\n".join(lines) + "\n")
+    local = tmp_path / "local"
+    wafer.run_experiment(exp, local, jobs=2)
+    from wafer.dask_run import run
+
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        for trial in range(5):
+            out = tmp_path / f"dask{trial}"
+            s = run(exp, out, address=cluster.scheduler_address, progress=False)
+            assert s["computed"] == 80, trial
+            assert cells(out) == cells(local), trial
+        # While a driver holds a folder, another run there is refused naming it.
+        out = tmp_path / "held"
+        held = wafer._wafer.claim_out(str(exp), str(out))
+        error: list[BaseException] = []
+
+        def second():
+            try:
+                run(exp, out, address=cluster.scheduler_address, progress=False)
+            except BaseException as e:  # noqa: BLE001 - checked below
+                error.append(e)
+
+        t = threading.Thread(target=second)
+        t.start()
+        t.join(60)
+        held.release()
+        assert len(error) == 1 and "the output folder is in use by wafer pid" in str(error[0])
+        assert not (out / "cells").exists()
+
+
 def test_simulate_with_a_device_equals_the_experiment_cell(grid):
     exp, local = grid
     df = wafer.load_results(local)

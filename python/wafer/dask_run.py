@@ -102,10 +102,11 @@ def run(
     ``figures``, ``report``. Raises :class:`wafer.WaferError` naming the way out if
     some shares failed (the finished cells are stored; run again to compute the rest).
     On ``KeyboardInterrupt`` the tasks are cancelled, the cluster is closed, and the
-    interrupt propagates; every stored cell stays.
+    interrupt propagates; every stored cell stays. Another run on the same output
+    folder is refused (:class:`wafer.WaferError` naming its pid and host).
     """
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster, as_completed  # noqa: F401
     except ImportError as e:
         raise ImportError(
             "the Dask backend needs dask.distributed: pip install 'wafer-flash[dask]'"
@@ -113,6 +114,20 @@ def run(
     t0 = time.monotonic()
     experiment = os.path.abspath(experiment)
     out = os.path.abspath(out if out is not None else default_out(experiment))
+    # One writer per output folder: this driver holds the folder's lock for the whole
+    # run (its workers write through it); another run on the folder is refused.
+    lock = _wafer.claim_out(experiment, out)
+    try:
+        return _run_locked(experiment, out, address, client, progress, t0)
+    finally:
+        lock.release()
+
+
+def _run_locked(
+    experiment: str, out: str, address: str | None, client: Any, progress: bool, t0: float
+) -> dict[str, Any]:
+    from dask.distributed import Client, LocalCluster, as_completed
+
     cells = _wafer.plan_cells(experiment)
     stored = set(_wafer.stored_cells(experiment, out))
     todo = [c for c in cells if c[0] not in stored]

@@ -1,4 +1,5 @@
-//! Ctrl-C (SIGINT), one handler for the whole process, installed before anything runs.
+//! Ctrl-C (SIGINT), SIGTERM and SIGHUP: one handler for the whole process, installed
+//! before anything runs; the three are treated alike.
 //!
 //! A command that can stop cleanly (`run`, `reproduce`, `demo`: they keep every
 //! finished cell and a rerun completes the grid) asks for [`graceful`] and gets the

@@ -103,7 +103,11 @@ where
         Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
             eprintln!("wafer: {}", one_line(&err));
-            if err.downcast_ref::<cmd::UsageError>().is_some() {
+            let refused = matches!(
+                err.downcast_ref::<wafer_lab::LabError>(),
+                Some(wafer_lab::LabError::Refused(_))
+            );
+            if refused || err.downcast_ref::<cmd::UsageError>().is_some() {
                 2
             } else {
                 1

@@ -477,6 +477,7 @@ pub fn execute(
         .out
         .clone()
         .ok_or_else(|| LabError::Invalid("the apu study needs an output folder".into()))?;
+    let _lock = opts.claim(&**study)?;
     let run = crate::study::run(study, opts, obs)?;
     let results = run.results;
     write_tables(&out, &results)?;

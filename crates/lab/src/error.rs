@@ -32,6 +32,10 @@ pub enum LabError {
         /// What failed.
         msg: String,
     },
+    /// A run refused before any work, to protect a file or another run: an output
+    /// that is an input, a file wafer did not write, a folder another run holds.
+    #[error("{0}")]
+    Refused(String),
     /// Anything else that is inconsistent.
     #[error("{0}")]
     Invalid(String),

@@ -400,6 +400,72 @@ pub struct Plan {
     /// `traces` order: part of every cell's identity, so an edited trace file or
     /// generator is computed afresh.
     pub checksums: Vec<String>,
+    /// Each trace file's identity when it was checksummed (None for a generator):
+    /// a cell computed from a file that no longer has it is not stored.
+    pub stamps: Vec<Option<FileStamp>>,
+}
+
+/// What identifies a file's contents without reading them: its size, modification
+/// time, device and inode. A file replaced (renamed over, copied onto) or written
+/// to changes at least one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileStamp {
+    len: u64,
+    mtime_ns: i128,
+    dev: u64,
+    ino: u64,
+}
+
+impl FileStamp {
+    /// The stamp of the file at `path` now.
+    pub fn of(path: &Path) -> Result<FileStamp, LabError> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).map_err(|e| LabError::io(path, e))?;
+        Ok(FileStamp {
+            len: m.len(),
+            mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
+}
+
+impl Plan {
+    /// The trace files the plan reads (generators read none).
+    pub fn trace_files(&self) -> Vec<PathBuf> {
+        self.traces
+            .iter()
+            .filter_map(|(t, _)| t.path.clone())
+            .collect()
+    }
+
+    /// An error unless trace `ti`'s file is still the one that was checksummed.
+    pub fn check_unchanged(&self, ti: usize) -> Result<(), LabError> {
+        let (Some(stamp), Some(path)) = (self.stamps[ti], self.traces[ti].0.path.as_ref()) else {
+            return Ok(());
+        };
+        if FileStamp::of(path).ok() == Some(stamp) {
+            return Ok(());
+        }
+        Err(LabError::Invalid(format!(
+            "{}: the trace file changed during the run (its size, time or inode differ from when it was checksummed); its results are not stored: run again",
+            path.display()
+        )))
+    }
+}
+
+/// [`checksum`] of the file at `path` with its stamp, refused when the file changed
+/// while it was read.
+fn checksum_stamped(path: &Path) -> Result<(String, FileStamp), LabError> {
+    let before = FileStamp::of(path)?;
+    let sum = checksum(path)?;
+    if FileStamp::of(path)? != before {
+        return Err(LabError::Invalid(format!(
+            "{}: the trace file changed while it was being checksummed",
+            path.display()
+        )));
+    }
+    Ok((sum, before))
 }
 
 /// The checked run options of a description, apart from its traces.
@@ -498,16 +564,36 @@ impl Experiment {
 
     /// Read and validate `path`.
     pub fn load(path: &Path) -> Result<Plan, LabError> {
+        let base = path.parent().unwrap_or(Path::new("."));
+        Experiment::read(path)?.plan(&path.display().to_string(), base)
+    }
+
+    /// The experiment file at `path`, parsed but not yet validated (nothing else is
+    /// read).
+    pub fn read(path: &Path) -> Result<Experiment, LabError> {
         let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
             path: path.to_path_buf(),
             source: e,
         })?;
-        let exp: Experiment = toml::from_str(&text).map_err(|e| LabError::Config {
+        toml::from_str(&text).map_err(|e| LabError::Config {
             at: path.display().to_string(),
             msg: e.to_string().trim_end().to_string(),
-        })?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        exp.plan(&path.display().to_string(), base)
+        })
+    }
+
+    /// The trace files the experiment names, resolved against `base` (its folder).
+    pub fn trace_files(&self, base: &Path) -> Vec<PathBuf> {
+        self.traces
+            .iter()
+            .filter_map(|t| t.path.as_ref())
+            .map(|p| {
+                if p.is_relative() {
+                    base.join(p)
+                } else {
+                    p.clone()
+                }
+            })
+            .collect()
     }
 
     /// Validate against `base` (the folder relative paths are resolved in); `file`
@@ -595,14 +681,14 @@ impl Experiment {
                 ),
             ));
         }
-        let checksums = traces
+        let (checksums, stamps) = traces
             .iter()
             .map(|(t, _)| match (&t.gen, &t.path) {
-                (Some(g), _) => Ok(gen_checksum(g)),
-                (None, Some(p)) => checksum(p),
+                (Some(g), _) => Ok((gen_checksum(g), None)),
+                (None, Some(p)) => checksum_stamped(p).map(|(c, s)| (c, Some(s))),
                 (None, None) => unreachable!("validated above"),
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<(Vec<_>, Vec<_>), _>>()?;
         let Settings {
             policies,
             mut sizes,
@@ -644,6 +730,7 @@ impl Experiment {
         }
         Ok(Plan {
             checksums,
+            stamps,
             traces,
             policies,
             sizes,

@@ -151,13 +151,13 @@ impl GridStudy {
 
     fn stored_info(&self, ti: usize) -> Option<TraceInfo> {
         let out = self.out.as_deref()?;
-        let b = std::fs::read(trace_info_path(out, &self.plan.checksums[ti])).ok()?;
+        let b = std::fs::read(trace_info_path(out, &self.plan, ti)).ok()?;
         serde_json::from_slice(&b).ok()
     }
 
     fn keep_info(&self, ti: usize, info: TraceInfo) -> Result<(), LabError> {
         if let Some(out) = &self.out {
-            store_info(&info, out)?;
+            store_info(&info, out, &self.plan, ti)?;
         }
         self.infos.lock().unwrap_or_else(|e| e.into_inner())[ti] = Some(info);
         Ok(())
@@ -258,19 +258,28 @@ impl Study for GridStudy {
                 std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
             }
         }
-        compute(
+        let pos = self.pos(cell);
+        let r = compute(
             &self.plan,
             cell,
-            self.pos(cell),
+            pos,
             input,
             &self.devices,
             after.as_deref(),
             work,
-        )
+        )?;
+        // A cell is stored under the trace's checksum: only if it was computed from
+        // that file (a streamed run reads it again; a prepared one read it once).
+        self.plan.check_unchanged(pos.trace)?;
+        Ok(r)
     }
 
     fn is_result_of(&self, output: &CellResult, cell: &RunSpec) -> bool {
         output.params == *cell
+    }
+
+    fn inputs(&self) -> Vec<PathBuf> {
+        self.plan.trace_files()
     }
 }
 
@@ -294,6 +303,8 @@ pub fn execute(
     opts: &RunOptions,
     obs: &mut dyn Observer,
 ) -> Result<Done, LabError> {
+    // Held through publishing: the tables and report are this run's too.
+    let _lock = opts.claim(&**study)?;
     let outcome = run(study, opts, obs)?;
     match opts.out.as_deref() {
         Some(out) => publish(study, outcome, out),
@@ -366,13 +377,25 @@ pub fn publish(study: &GridStudy, mut outcome: Outcome, out: &Path) -> Result<Do
     })
 }
 
-fn trace_info_path(out: &Path, checksum: &str) -> PathBuf {
-    out.join("traces").join(format!("{checksum}.json"))
+/// Where the facts of trace `ti` are kept: `<out>/traces/<checksum>-<how>.json`,
+/// `<how>` a hash of everything besides the bytes that shapes them (the format it is
+/// read as, a custom trace's columns, the page size or record accesses), so that a
+/// run at another page size never reuses a footprint counted at this one.
+fn trace_info_path(out: &Path, plan: &Plan, ti: usize) -> PathBuf {
+    let (t, format) = &plan.traces[ti];
+    let how = format!(
+        "{}|{}",
+        t.format_label(*format).unwrap_or_default(),
+        crate::prepared::describe(plan.granularity())
+    );
+    let how = xxhash_rust::xxh3::xxh3_64(how.as_bytes()) & 0xffff_ffff;
+    out.join("traces")
+        .join(format!("{}-{how:08x}.json", plan.checksums[ti]))
 }
 
 /// Facts about trace `ti` (and its before-cache write pattern) from its prepared
-/// form, stored under `<out>/traces/<checksum>.json` for later runs that need not
-/// decode it.
+/// form, stored under `<out>/traces/` ([`trace_info_path`]) for later runs that need
+/// not decode it.
 fn describe(plan: &Plan, ti: usize, prepared: &PreparedTrace) -> TraceInfo {
     let mut d = Decimator::new(PATTERN_POINTS);
     let keys = prepared.keys();
@@ -452,9 +475,9 @@ fn trace_info(
     }
 }
 
-fn store_info(info: &TraceInfo, out: &Path) -> Result<(), LabError> {
+fn store_info(info: &TraceInfo, out: &Path, plan: &Plan, ti: usize) -> Result<(), LabError> {
     let json = serde_json::to_vec(info).map_err(|e| LabError::Invalid(e.to_string()))?;
-    write_atomic(&trace_info_path(out, &info.checksum), &json)
+    write_atomic(&trace_info_path(out, plan, ti), &json)
 }
 
 /// Page number bits of a page key (the device sits above bit 44).

@@ -31,6 +31,7 @@ pub mod experiment;
 pub mod figure_file;
 pub mod figures;
 pub mod grid;
+pub mod lock;
 pub mod parquet_file;
 pub mod pdf;
 pub mod plot;

@@ -4,11 +4,16 @@
 //! `results.parquet` (one flat row per cell, see [`crate::parquet_file`]), rewritten
 //! atomically after the run.
 //!
-//! Atomic write: the bytes go to `.<name>.tmp.<pid>` in the same folder, are fsynced,
-//! and the file is renamed over the target, then the folder is fsynced; a reader (or a
+//! Atomic write: the bytes go to a temporary in the same folder
+//! (`.wafer-<pid>@<host>~<name>.tmp`, [`wafer_trace::tempfiles`]), are fsynced, and
+//! the file is renamed over the target, then the folder is fsynced; a reader (or a
 //! rerun after a kill) sees either the old file or the complete new one. A write that
 //! fails (a full disk, a rename refused) removes its temporary. Cell files that do not
 //! parse (a foreign file, an older layout) are treated as missing.
+//!
+//! A run takes its folder with [`Store::claim`]: one writer at a time
+//! ([`crate::lock`]), and never a write over one of the run's inputs or over a file
+//! wafer did not write.
 
 use std::fs;
 use std::io::Write;
@@ -18,7 +23,29 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::LabError;
+use crate::lock::OutLock;
 use crate::parquet_file::Row;
+
+/// The files a run writes at the top of its output folder.
+pub const OUTPUT_FILES: [&str; 5] = [
+    "results.csv",
+    "results.json",
+    "results.parquet",
+    "provenance.json",
+    "report.html",
+];
+/// The folders a run writes in (cells, figures, trace facts, after-cache traces,
+/// sensitivity studies).
+pub const OUTPUT_FOLDERS: [&str; 5] = ["cells", "figures", "traces", "after", "sensitivity"];
+
+/// Whether `a` and `b` are one file (device and inode), whatever their names.
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
 
 /// Write `bytes` to `path` atomically (tmp + fsync + rename); on any failure the
 /// temporary is removed, so a full disk leaves no debris beside the target.
@@ -32,7 +59,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LabError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+    // Numbered, so that two threads writing one name never share a temporary.
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(
+        "{}{n}-{name}{}",
+        wafer_trace::tempfiles::own_prefix(),
+        wafer_trace::tempfiles::SUFFIX
+    ));
     let written = fs::File::create(&tmp)
         .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
         .map_err(|e| LabError::io(path, e))
@@ -85,19 +119,52 @@ impl Store {
         write_atomic(&self.cell_path(id), &json)
     }
 
-    /// Remove the temporaries (`.<name>.tmp.<pid>`) that a killed run left among the
-    /// cells: they are never read, only in the way.
-    pub fn remove_stale_temporaries(&self) {
-        let Ok(dir) = fs::read_dir(self.out.join("cells")) else {
-            return;
-        };
-        for e in dir.flatten() {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            if name.starts_with('.') && name.contains(".tmp.") {
-                let _ = fs::remove_file(e.path());
+    /// Take the output folder for a run that reads `inputs`: its lock (one writer at
+    /// a time), after checking that no output of the run resolves to an input (the
+    /// same path, another spelling, a symlink or a hard link, the input's prepared
+    /// file beside it) and that no output would replace a file wafer did not write (a
+    /// folder is wafer's once a run has taken it; one with `cells/` is an earlier
+    /// version's). Both refusals name the file and change nothing.
+    pub fn claim(&self, inputs: &[PathBuf]) -> Result<OutLock, LabError> {
+        let ours =
+            self.out.join(crate::lock::LOCK_FILE).exists() || self.out.join("cells").is_dir();
+        let outputs: Vec<PathBuf> = OUTPUT_FILES
+            .iter()
+            .chain(&OUTPUT_FOLDERS)
+            .map(|n| self.out.join(n))
+            .collect();
+        for input in inputs
+            .iter()
+            .flat_map(|i| [i.clone(), crate::prepared::path_of(i)])
+        {
+            let Ok(real) = input.canonicalize() else {
+                continue;
+            };
+            for o in &outputs {
+                let hit = match o.canonicalize() {
+                    Ok(oc) if o.is_dir() => real.starts_with(&oc),
+                    Ok(oc) => oc == real || same_file(o, &input),
+                    Err(_) => false,
+                };
+                if hit {
+                    return Err(LabError::Refused(format!(
+                        "{}: an input of this run is where it writes its output {}; choose another output folder",
+                        input.display(),
+                        o.display()
+                    )));
+                }
             }
         }
+        if !ours {
+            if let Some(o) = outputs.iter().take(OUTPUT_FILES.len()).find(|o| o.exists()) {
+                return Err(LabError::Refused(format!(
+                    "{}: exists and was not written by wafer (its folder holds no {}); choose another output folder or move the file",
+                    o.display(),
+                    crate::lock::LOCK_FILE
+                )));
+            }
+        }
+        OutLock::acquire(&self.out)
     }
 
     /// Write `results.csv`, `results.json` and `results.parquet` from flat rows (cell

@@ -5,8 +5,8 @@
 //! 1. The study lists its cells ([`Study::cells`]); a cell's id is the xxh3-64 hash
 //!    of its canonical JSON ([`cell_id`]), so a rerun finds the cells it already has
 //!    and a changed parameter computes afresh. Stored results are reused (when the
-//!    study confirms they belong to the cell) and temporaries a killed run left are
-//!    removed.
+//!    study confirms they belong to the cell). The output folder is taken first
+//!    ([`RunOptions::claim`]): one writer at a time, no output over an input.
 //! 2. Each group of cells that still has missing cells gets its shared input once
 //!    ([`Study::prepare`]: a trace decoded and densified), shared read-only.
 //! 3. Missing cells run on a rayon pool of `jobs` threads (work stealing); each
@@ -27,6 +27,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::error::LabError;
+use crate::lock::OutLock;
 use crate::store::Store;
 
 /// A set of independent cells, each a pure function of its parameters.
@@ -57,6 +58,10 @@ pub trait Study: Sync {
     ) -> Result<Self::Output, LabError>;
     /// Whether a stored output is the result of `cell` (a foreign or stale file is not).
     fn is_result_of(&self, output: &Self::Output, cell: &Self::Cell) -> bool;
+    /// The files the study reads (its traces), which no output may replace.
+    fn inputs(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
 }
 
 /// The id of a cell: xxh3-64 (16 hex digits) of its canonical JSON.
@@ -75,6 +80,9 @@ pub struct RunOptions {
     pub jobs: usize,
     /// Set to stop early.
     pub stop: Arc<AtomicBool>,
+    /// The output folder is held by a driver elsewhere (a Dask worker computing a
+    /// share): store cells there without taking its lock or cleaning it.
+    pub shared: bool,
 }
 
 impl RunOptions {
@@ -83,7 +91,16 @@ impl RunOptions {
         RunOptions {
             out: Some(out.to_path_buf()),
             jobs,
-            stop: Arc::default(),
+            ..RunOptions::default()
+        }
+    }
+
+    /// Take the output folder for `study` ([`Store::claim`]), unless there is none
+    /// or a driver elsewhere holds it. Hold the result for as long as the run writes.
+    pub fn claim<S: Study>(&self, study: &S) -> Result<Option<OutLock>, LabError> {
+        match (&self.out, self.shared) {
+            (Some(out), false) => Store::new(out).claim(&study.inputs()).map(Some),
+            _ => Ok(None),
         }
     }
 
@@ -146,10 +163,8 @@ pub fn run<S: Study + Send + 'static>(
     obs: &mut dyn Observer,
 ) -> Result<Outcome<S::Output>, LabError> {
     let t0 = Instant::now();
+    let _lock = opts.claim(&**study)?;
     let store = opts.out.as_deref().map(Store::new);
-    if let Some(s) = &store {
-        s.remove_stale_temporaries();
-    }
     let cells = study.cells();
     let ids: Vec<String> = cells.iter().map(cell_id).collect();
     let mut have: Vec<Option<S::Output>> = cells

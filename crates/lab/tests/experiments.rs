@@ -405,3 +405,45 @@ cache_sizes = ["1%", "5%", "20%"]
     assert_eq!(categories("hit-ratio-a"), ["1%", "5%", "20%"]);
     assert_eq!(categories("hit-ratio-b"), ["2%", "10%"]);
 }
+
+/// A trace file replaced after it was checksummed (as during a long stream run) is
+/// detected: no cell computed from the new file is stored under the old checksum.
+#[test]
+fn a_trace_changed_during_the_run_stores_no_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.wtr");
+    std::fs::copy(TRACE, &trace).unwrap();
+    let exp = dir.path().join("exp.toml");
+    std::fs::write(
+        &exp,
+        format!(
+            r#"name = "changing"
+traces = [{{ path = "{}", name = "t" }}]
+policies = ["lru", "fifo"]
+cache_sizes = ["1MiB"]
+stream = true
+"#,
+            trace.display()
+        ),
+    )
+    .unwrap();
+    let plan = Experiment::load(&exp).unwrap();
+    // Another trace takes its name (a rename over it: new inode and size).
+    let other = dir.path().join("other.wtr");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/sqlite-wal.wtr"),
+        &other,
+    )
+    .unwrap();
+    std::fs::rename(&other, &trace).unwrap();
+    let out = dir.path().join("out");
+    let study = Arc::new(GridStudy::new(plan, Some(&out)));
+    let e = wafer_lab::study::run(&study, &RunOptions::stored(&out, 1), &mut Quiet)
+        .expect_err("a changed trace is an error")
+        .to_string();
+    assert!(e.contains("the trace file changed during the run"), "{e}");
+    let stored = std::fs::read_dir(out.join("cells"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(stored, 0);
+}

@@ -281,7 +281,7 @@ impl AtomicFile {
     pub fn create(path: &Path) -> Result<AtomicFile> {
         let (path, out) = match replaced(path)? {
             Some(real) => {
-                let tmp = wtr::temp_beside(&real)?;
+                let tmp = crate::tempfiles::temp_beside(&real)?;
                 (real, Out::Temp(tmp))
             }
             None if is_stdout(path) => (path.to_path_buf(), Out::Stdout(std::io::stdout())),

@@ -50,6 +50,8 @@ pub fn reproduce(
     quick: bool,
 ) -> anyhow::Result<()> {
     let plan = preset.plan(quick)?;
+    // Held to the end: the claims figure is written after the grid's outputs.
+    let _lock = wafer_lab::store::Store::new(out).claim(&plan.trace_files())?;
     let mut stdout = std::io::stdout();
     let mut head = vec![
         format!("{}: {}", preset.name, preset.paper),
@@ -143,6 +145,7 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
         out: Some(out.to_path_buf()),
         jobs: args.jobs,
         stop: crate::interrupt::graceful(),
+        ..wafer_lab::RunOptions::default()
     };
     let mut obs = super::run::Bar::default();
     let done = apu::execute(&std::sync::Arc::new(study), &opts, &mut obs)?;

@@ -12,6 +12,7 @@ use indicatif::ProgressBar;
 use std::sync::Arc;
 
 use wafer_lab::grid::PrefaceFn;
+use wafer_lab::store::Store;
 use wafer_lab::{execute, Experiment, GridStudy, Observer, Plan, RunOptions};
 
 use crate::progress;
@@ -93,6 +94,7 @@ pub fn run_plan(
         out: Some(out.to_path_buf()),
         jobs,
         stop: crate::interrupt::graceful(),
+        ..RunOptions::default()
     };
     let study = Arc::new(GridStudy::new(plan, Some(out)).with_preface(preface));
     let mut obs = Bar::default();
@@ -136,10 +138,11 @@ pub fn run_plan(
 /// Run `wafer run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     // A refused experiment file is a usage error (exit 2), as refused arguments are.
-    let plan = Experiment::load(&args.experiment).map_err(|e| match e {
+    let config = |e| match e {
         wafer_lab::LabError::Config { .. } => super::usage(e),
         e => e.into(),
-    })?;
+    };
+    let exp = Experiment::read(&args.experiment).map_err(config)?;
     let out = args.out.unwrap_or_else(|| {
         let stem = args
             .experiment
@@ -150,6 +153,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(address) = &args.dask {
         return run_dask(&args.experiment, &out, address);
     }
+    // The output folder is taken before any trace is read: a folder in use, or an
+    // output over an input, is refused at once.
+    let base = args.experiment.parent().unwrap_or(Path::new("."));
+    let _lock = Store::new(&out).claim(&exp.trace_files(base))?;
+    let plan = exp
+        .plan(&args.experiment.display().to_string(), base)
+        .map_err(config)?;
     run_plan(
         plan,
         &out,

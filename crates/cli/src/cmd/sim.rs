@@ -227,6 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         out: None,
         jobs: args.jobs.unwrap_or(0).min(cells.max(1)),
         stop: crate::interrupt::graceful(),
+        ..wafer_lab::RunOptions::default()
     };
     let mut obs = Progress {
         bar: progress::counter("reading trace"),

@@ -20,7 +20,6 @@ mod reader;
 mod writer;
 
 pub use reader::Reader;
-pub(crate) use writer::temp_beside;
 pub use writer::Writer;
 
 use crate::error::{Error, Result};

@@ -81,7 +81,7 @@ impl Writer {
                 path.display()
             )));
         };
-        let tmp = temp_beside(&real)?;
+        let tmp = crate::tempfiles::temp_beside(&real)?;
         let mut w = Writer::new(&real, Target::Temp(tmp), header, 0, 0)?;
         let bytes = w.header.encode();
         w.out.write_all(&bytes).map_err(|e| Error::io(path, e))?;
@@ -244,21 +244,6 @@ impl Writer {
         }
         Ok(end.requests)
     }
-}
-
-/// A temporary file in the directory of `path`, to be renamed over it once complete.
-/// It gets the permissions a newly created file would (0666 less the umask), not
-/// the 0600 of ordinary temporary files.
-pub(crate) fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut b = tempfile::Builder::new();
-    b.prefix(".wafer-").suffix(".tmp");
-    #[cfg(unix)]
-    b.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    b.tempfile_in(dir).map_err(|e| Error::io(path, e))
 }
 
 /// Read into `buf` until it is full or the file ends; returns the bytes read.
