@@ -170,7 +170,7 @@ fn a_killed_run_resumes_to_the_same_results() {
     let temporaries: Vec<_> = std::fs::read_dir(killed.join("cells"))
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
+        .filter(|e| wafer_trace::tempfiles::is_temporary(&e.file_name().to_string_lossy()))
         .collect();
     assert!(temporaries.is_empty(), "{temporaries:?}");
 
