@@ -1,7 +1,7 @@
 //! The prepared-trace file (`.wprep`): a [`PreparedTrace`] kept on disk, so that a
 //! run reads its arrays back instead of decoding and densifying the trace again.
 //!
-//! Layout (version 1, little-endian; `docs/formats.md`, "Prepared traces"):
+//! Layout (version 2, little-endian; `docs/formats.md`, "Prepared traces"):
 //!
 //! ```text
 //! 0       8  magic "WAFERPRP"
@@ -15,7 +15,8 @@
 //!            keys   u64 x universe  page key of every dense id
 //!            ops    u8  x events    0 read, 1 write, 2 trim
 //!            zero bytes up to a multiple of 8
-//! end-8   8  xxh3-64 of every byte before it
+//! end-8   8  xxh3-64 of every byte before it, seeded with the xxh3-64 of the
+//!            trace checksum the header records
 //! ```
 //!
 //! Why this shape: the arrays are exactly [`PreparedTrace`]'s, so a run maps the
@@ -25,7 +26,10 @@
 //! 8-byte-wide arrays come first so each starts aligned. The header is JSON because
 //! it is small, read once, and a person can look at it (`head -c 600
 //! trace.wtr.wprep`). The checksum covers header and arrays: a damaged file is
-//! refused by name rather than simulated. On top of it, [`PreparedFile::load`]
+//! refused by name rather than simulated. It is keyed by the checksum of the trace
+//! the file was prepared from (which a run compares with the trace it reads), so
+//! arrays edited or copied from another trace with a plain checksum recomputed over
+//! them are refused too. On top of it, [`PreparedFile::load`]
 //! checks every index against the counts, so even a file written with a matching
 //! checksum by something else cannot make a run index out of bounds. Next-use
 //! indices and block maps are not stored: only offline and block-aware policies
@@ -41,7 +45,7 @@ use memmap2::Mmap;
 use serde::{Deserialize, Serialize};
 use wafer_trace::export::AtomicFile;
 use wafer_trace::{Granularity, Op};
-use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 
 use super::{PreparedTrace, Words};
 use crate::error::SimError;
@@ -50,7 +54,12 @@ use crate::error::SimError;
 pub const MAGIC: &[u8; 8] = b"WAFERPRP";
 
 /// Version of the layout written; a file of another version is not read.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The seed of a prepared file's checksum: its trace's checksum, hashed.
+fn key(trace_checksum: &str) -> u64 {
+    xxh3_64(trace_checksum.as_bytes())
+}
 
 /// Extension of a prepared-trace file (`TRACE.wprep`).
 pub const EXTENSION: &str = "wprep";
@@ -230,8 +239,10 @@ impl PreparedFile {
         let (body, sum) = map
             .split_last_chunk::<8>()
             .ok_or_else(|| bad("truncated"))?;
-        if xxh3_64(body) != u64::from_le_bytes(*sum) {
-            return Err(bad("checksum mismatch"));
+        if xxh3_64_with_seed(body, key(&h.source.checksum)) != u64::from_le_bytes(*sum) {
+            return Err(bad(
+                "checksum mismatch (damaged, or not prepared from the trace its header names)",
+            ));
         }
         let mut at = Header::data_offset(header_bytes.len() as u64 - 16) as usize;
         let mut next = |n: usize, size: usize| {
@@ -356,7 +367,7 @@ impl PreparedTrace {
         let json = serde_json::to_vec(&header).expect("a header serialises");
         let mut out = Out {
             file: AtomicFile::create(path)?,
-            hash: Xxh3::new(),
+            hash: Xxh3::with_seed(key(&header.source.checksum)),
             buf: Vec::with_capacity(CHUNK),
         };
         let w = |e| io(path, e);
@@ -462,6 +473,15 @@ mod tests {
             assert!(e.contains(want), "{e} lacks {want}");
             assert!(!e.contains('\n'), "{e}");
         }
+        // Arrays changed and a plain checksum recomputed over them: refused.
+        let mut forged = good.clone();
+        forged[data_start + 3] ^= 1;
+        let n = forged.len() - 8;
+        let plain = xxh3_64(&forged[..n]).to_le_bytes();
+        forged[n..].copy_from_slice(&plain);
+        std::fs::write(&p, &forged).unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.contains("not prepared from the trace"), "{e}");
         let mut other = good.clone();
         other[8] = 9;
         std::fs::write(&p, &other).unwrap();
