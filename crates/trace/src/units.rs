@@ -174,11 +174,16 @@ pub const MAX_PAGE_SIZE: u32 = 1 << 30;
 pub fn parse_page_size(s: &str) -> Result<u32> {
     let bytes = parse_size(s)?;
     match u32::try_from(bytes) {
-        Ok(p) if p.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&p) => Ok(p),
+        Ok(p) if is_page_size(p) => Ok(p),
         _ => Err(Error::Invalid(format!(
             "page size `{s}` must be a power of two from 512 B to 1 GiB (e.g. 4KiB)"
         ))),
     }
+}
+
+/// Whether `bytes` is a page size [`parse_page_size`] accepts.
+pub fn is_page_size(bytes: u32) -> bool {
+    bytes.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&bytes)
 }
 
 #[cfg(test)]

@@ -481,6 +481,28 @@ fn requests_wafer_cannot_key_are_refused_not_folded() {
     }
 }
 
+/// A header's page size is a hint, but only a page size wafer could use: 0 (not
+/// stated) or a power of two from 512 B to 1 GiB; anything else is a damaged header.
+#[test]
+fn a_page_size_hint_no_run_could_use_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, _) = sample(dir.path(), 3);
+    let good = std::fs::read(&p).unwrap();
+    let hlen = usize::from(u16::from_le_bytes([good[6], good[7]]));
+    for hint in [3u32, 1000, 256, 1 << 31] {
+        let mut bytes = good.clone();
+        bytes[16..20].copy_from_slice(&hint.to_le_bytes());
+        let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..hlen - 8]);
+        bytes[hlen - 8..hlen].copy_from_slice(&sum.to_le_bytes());
+        std::fs::write(&p, &bytes).unwrap();
+        let e = read_err(&p);
+        assert!(
+            e.contains(&format!("header page size {hint} is neither")),
+            "{e}"
+        );
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 

@@ -192,6 +192,15 @@ impl Header {
                 "header has unknown flags, units or chunk size",
             ));
         }
+        let page_size = u32le(&all[16..]);
+        if page_size != 0 && !crate::units::is_page_size(page_size) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "header page size {page_size} is neither 0 (not stated) nor a power of two from 512 B to 1 GiB"
+                ),
+            ));
+        }
         let origin = std::str::from_utf8(&all[HEADER_FIXED..len - 8])
             .map_err(|_| corrupt(path, "header origin is not UTF-8"))?
             .to_string();
@@ -199,7 +208,7 @@ impl Header {
             Header {
                 has_time: flags & 1 != 0,
                 has_op: flags & 2 != 0,
-                page_size: u32le(&all[16..]),
+                page_size,
                 columns,
                 chunk,
                 origin,

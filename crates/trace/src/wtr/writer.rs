@@ -65,6 +65,13 @@ impl Writer {
                 header.chunk
             )));
         }
+        if header.page_size != 0 && !crate::units::is_page_size(header.page_size) {
+            return Err(Error::Invalid(format!(
+                "{}: .wtr page size hint {} is neither 0 (not stated) nor a power of two from 512 B to 1 GiB",
+                path.display(),
+                header.page_size
+            )));
+        }
         if header.origin.len() > MAX_ORIGIN {
             return Err(Error::Invalid(format!(
                 "{}: the origin text is {} bytes; a .wtr header holds at most \
