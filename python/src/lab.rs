@@ -134,7 +134,10 @@ fn run(
     let plan = Experiment::load(experiment).map_err(lab_err)?;
     let jobs = if jobs == 0 { plan.exp.workers } else { jobs };
     let study = Arc::new(GridStudy::new(plan, Some(out)));
-    let opts = RunOptions::stored(out, jobs);
+    let opts = RunOptions {
+        keep_going: true,
+        ..RunOptions::stored(out, jobs)
+    };
     // Held through publishing (re-entered when a driver in this process holds it).
     let _lock = opts.claim(&*study).map_err(lab_err)?;
     let mut o = wafer_lab::grid::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
@@ -152,6 +155,7 @@ fn run(
         "computed": o.computed,
         "reused": o.reused,
         "interrupted": o.interrupted,
+        "failed": o.failed.iter().map(|f| serde_json::json!({"cell": f.cell, "reason": f.reason})).collect::<Vec<_>>(),
         "jobs": o.jobs,
         "elapsed_s": o.elapsed_s,
         "figures": done.figures.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),

@@ -127,6 +127,7 @@ pub fn simulate(
             jobs,
             stop: Arc::default(),
             shared: false,
+            keep_going: false,
         };
         let run = wafer_lab::study::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
         let rows: Vec<serde_json::Map<String, serde_json::Value>> = run

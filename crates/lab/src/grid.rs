@@ -58,6 +58,8 @@ pub struct Outcome {
     pub computed: usize,
     /// Whether the run was stopped before computing every cell.
     pub interrupted: bool,
+    /// Cells that could not be computed, with their reasons.
+    pub failed: Vec<study::Failure>,
     /// Results present, in grid order.
     pub results: Vec<CellResult>,
     /// The traces (those whose facts are known).
@@ -329,6 +331,7 @@ pub fn run(
         reused: run.reused,
         computed: run.computed,
         interrupted: run.interrupted,
+        failed: run.failed,
         results: run.results,
         traces: Vec::new(),
         elapsed_s: run.elapsed_s,

@@ -134,6 +134,17 @@ pub fn html(
         addresses(plan.address_map, &outcome.results)
             .map_or(String::new(), |a| format!("; {}", esc(&a)))
     );
+    if !outcome.failed.is_empty() {
+        let _ = write!(
+            h,
+            "<p class=\"note\"><b>{} cells failed</b> (not stored; a rerun tries them again):</p><ul>",
+            outcome.failed.len()
+        );
+        for f in &outcome.failed {
+            let _ = write!(h, "<li>{}: {}</li>", esc(&f.cell), esc(&f.reason));
+        }
+        h.push_str("</ul>");
+    }
     if let Some(w) = folded(&outcome.results) {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(&w));
     }

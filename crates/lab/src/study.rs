@@ -14,6 +14,10 @@
 //! 4. Stopping (the `stop` flag, set by Ctrl-C): no new cell starts, the runner
 //!    returns with the finished cells, and cells still running are discarded (never
 //!    stored); a rerun computes them.
+//! 5. A cell that cannot run (it does not fit its device, its trace cannot be read)
+//!    is recorded as failed with its reason ([`Failure`]) and the other cells go on;
+//!    a failed cell is not stored, so a rerun tries it again. A failure of the store
+//!    itself (a full disk) ends the run at once.
 //!
 //! Results do not depend on the number of workers: each cell is a pure function of
 //! its parameters, and results come back in cell order whatever the completion order.
@@ -64,6 +68,25 @@ pub trait Study: Sync {
     }
 }
 
+fn failure(cell: String, reason: &str) -> Failure {
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A cell's own error names the cell already.
+    let reason = match reason.strip_prefix(&format!("{cell}: ")) {
+        Some(r) => r.to_string(),
+        None => reason,
+    };
+    Failure { cell, reason }
+}
+
+/// Whether `e`, met while building a group's input, is the output folder's fault (a
+/// run that cannot store what it computes must stop, not fail each cell).
+fn is_store_failure(e: &LabError, opts: &RunOptions) -> bool {
+    match (e, &opts.out) {
+        (LabError::Io { path, .. }, Some(out)) => path.starts_with(out),
+        _ => false,
+    }
+}
+
 /// The id of a cell: xxh3-64 (16 hex digits) of its canonical JSON.
 pub fn cell_id<C: Serialize>(cell: &C) -> String {
     let json = serde_json::to_vec(cell).expect("cell parameters serialise");
@@ -83,6 +106,9 @@ pub struct RunOptions {
     /// The output folder is held by a driver elsewhere (a Dask worker computing a
     /// share): store cells there without taking its lock or cleaning it.
     pub shared: bool,
+    /// A cell that cannot run is recorded as failed and the others go on (a stored
+    /// grid); otherwise its error ends the run (a single `wafer sim`).
+    pub keep_going: bool,
 }
 
 impl RunOptions {
@@ -135,6 +161,15 @@ impl Observer for Quiet {
     fn cell_done(&mut self, _: &str) {}
 }
 
+/// A cell that could not be computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The cell's label.
+    pub cell: String,
+    /// Why, one line.
+    pub reason: String,
+}
+
 /// What a run produced.
 #[derive(Clone, Debug)]
 pub struct Outcome<T> {
@@ -146,6 +181,8 @@ pub struct Outcome<T> {
     pub computed: usize,
     /// Whether the run was stopped before computing every cell.
     pub interrupted: bool,
+    /// Cells that could not be computed, in cell order.
+    pub failed: Vec<Failure>,
     /// Results present, in cell order.
     pub results: Vec<T>,
     /// Wall-clock time of the run, seconds.
@@ -186,22 +223,41 @@ pub fn run<S: Study + Send + 'static>(
     let mut groups: Vec<usize> = todo.iter().map(|&i| study.group(&cells[i])).collect();
     groups.sort_unstable();
     groups.dedup();
+    // A group whose input cannot be built fails its cells; the others go on.
     let mut shared: Vec<(usize, S::Shared)> = Vec::with_capacity(groups.len());
+    let mut failed: Vec<(usize, Failure)> = Vec::new();
     for g in groups {
         if opts.stop.load(Ordering::Relaxed) {
             break;
         }
-        shared.push((g, study.prepare(g, obs)?));
+        match study.prepare(g, obs) {
+            Ok(input) => shared.push((g, input)),
+            Err(e) if !opts.keep_going || is_store_failure(&e, opts) => return Err(e),
+            Err(e) => {
+                let reason = e.to_string();
+                obs.message(&format!("failed: {reason}"));
+                for &i in todo.iter().filter(|&&i| study.group(&cells[i]) == g) {
+                    failed.push((i, failure(study.label(&cells[i]), &reason)));
+                }
+            }
+        }
     }
+    let todo: Vec<usize> = todo
+        .into_iter()
+        .filter(|i| !failed.iter().any(|(f, _)| f == i))
+        .collect();
 
-    let mut computed = 0;
-    let mut failure = None;
+    let (mut computed, mut settled) = (0, 0);
+    let mut fatal = None;
     if !todo.is_empty() && !opts.stop.load(Ordering::Relaxed) {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
             .map_err(|e| LabError::Invalid(format!("thread pool: {e}")))?;
-        let (tx, rx) = mpsc::channel::<(usize, Result<S::Output, LabError>)>();
+        // A cell's error (`Err(Ok(e))`: the cell failed) or the store's
+        // (`Err(Err(e))`: the run cannot go on).
+        type Sent<T> = Result<T, Result<LabError, LabError>>;
+        let (tx, rx) = mpsc::channel::<(usize, Sent<S::Output>)>();
         let work = Arc::new(AtomicU64::new(0));
         // Closed once the run stops: a worker stores and reports a cell only while it
         // holds this lock and it is open, so after closing it this thread has seen
@@ -233,25 +289,40 @@ pub fn run<S: Study + Send + 'static>(
                         if *closed || stop.load(Ordering::Relaxed) {
                             return; // discarded: the run was stopped while it ran
                         }
-                        let r = r.and_then(|out| match &store {
-                            Some(st) => st.save(&ids[i], &out).map(|()| out),
-                            None => Ok(out),
-                        });
+                        let r = match r {
+                            Ok(out) => match &store {
+                                Some(st) => st.save(&ids[i], &out).map(|()| out).map_err(Err),
+                                None => Ok(out),
+                            },
+                            Err(e) => Err(Ok(e)),
+                        };
                         let _ = tx.send((i, r));
                         drop(closed);
                     });
                 });
             })
         };
-        while computed < todo.len() {
+        while settled < todo.len() {
             match rx.recv_timeout(Duration::from_millis(50)) {
                 Ok((i, Ok(out))) => {
                     obs.cell_done(&study.label(&cells[i]));
                     have[i] = Some(out);
                     computed += 1;
+                    settled += 1;
                 }
-                Ok((_, Err(e))) => {
-                    failure = Some(e);
+                Ok((_, Err(Ok(e)))) if !opts.keep_going => {
+                    fatal = Some(e);
+                    break;
+                }
+                Ok((i, Err(Ok(e)))) => {
+                    let label = study.label(&cells[i]);
+                    obs.message(&format!("failed: {e}"));
+                    obs.cell_done(&label);
+                    failed.push((i, failure(label, &e.to_string())));
+                    settled += 1;
+                }
+                Ok((_, Err(Err(e)))) => {
+                    fatal = Some(e);
                     break;
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -264,7 +335,7 @@ pub fn run<S: Study + Send + 'static>(
             }
         }
         obs.work(work.load(Ordering::Relaxed));
-        if computed == todo.len() {
+        if settled == todo.len() {
             let _ = handle.join();
         } else {
             // Stop the workers, then take what reached the store before the gate
@@ -272,24 +343,35 @@ pub fn run<S: Study + Send + 'static>(
             opts.stop.store(true, Ordering::Relaxed);
             *gate.lock().unwrap_or_else(|e| e.into_inner()) = true;
             while let Ok((i, r)) = rx.try_recv() {
-                if let Ok(out) = r {
-                    obs.cell_done(&study.label(&cells[i]));
-                    have[i] = Some(out);
-                    computed += 1;
+                match r {
+                    Ok(out) => {
+                        obs.cell_done(&study.label(&cells[i]));
+                        have[i] = Some(out);
+                        computed += 1;
+                        settled += 1;
+                    }
+                    Err(Ok(e)) => {
+                        failed.push((i, failure(study.label(&cells[i]), &e.to_string())));
+                        settled += 1;
+                    }
+                    Err(Err(_)) => {}
                 }
             }
         }
     }
-    if let Some(e) = failure {
+    if let Some(e) = fatal {
         return Err(e);
     }
-    // However the loop ended, a cell left undone means the run was interrupted.
-    let interrupted = computed < todo.len();
+    failed.sort_by_key(|(i, _)| *i);
+    // However the loop ended, a cell neither computed nor failed means the run was
+    // interrupted.
+    let interrupted = settled < todo.len();
     Ok(Outcome {
         total: cells.len(),
         reused,
         computed,
         interrupted,
+        failed: failed.into_iter().map(|(_, f)| f).collect(),
         results: have.into_iter().flatten().collect(),
         elapsed_s: t0.elapsed().as_secs_f64(),
         jobs,

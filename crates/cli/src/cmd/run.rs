@@ -94,6 +94,7 @@ pub fn run_plan(
         out: Some(out.to_path_buf()),
         jobs,
         stop: crate::interrupt::graceful(),
+        keep_going: true,
         ..RunOptions::default()
     };
     let study = Arc::new(GridStudy::new(plan, Some(out)).with_preface(preface));
@@ -132,7 +133,21 @@ pub fn run_plan(
             o.total
         );
     }
+    failed(&o.failed, o.total)?;
     Ok(done)
+}
+
+/// An error summing up the cells that failed (each named on stderr as it failed),
+/// if any.
+pub fn failed(failed: &[wafer_lab::study::Failure], total: usize) -> anyhow::Result<()> {
+    if failed.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} of {total} cells failed (listed above); the other {} are stored",
+        failed.len(),
+        total - failed.len()
+    )
 }
 
 /// Run `wafer run`.
