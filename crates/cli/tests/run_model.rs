@@ -89,7 +89,7 @@ fn sim_arguments_and_an_experiment_cell_are_the_same_run() {
 }
 
 /// `(sim flags, experiment-file keys, the message both must end with)`.
-const INVALID: [(&[&str], &str, &str); 6] = [
+const INVALID: [(&[&str], &str, &str); 7] = [
     (
         &["--page-size", "3000"],
         "page_size = \"3000\"",
@@ -107,6 +107,13 @@ const INVALID: [(&[&str], &str, &str); 6] = [
         "less than one page",
     ),
     (&["-c", "0.01"], "cache_sizes = [\"0.01\"]", "1%"),
+    // Ran as one page: a size is whole pages.
+    (
+        &["-c", "6KiB"],
+        "cache_sizes = [\"6KiB\"]",
+        "cache size 6KiB is not a whole number of 4096 B pages; the nearest sizes are \
+         4KiB (1 page) and 8KiB (2 pages)",
+    ),
     (&["-p", "lru,lru"], "policies = [\"lru\", \"lru\"]", "twice"),
 ];
 
