@@ -178,6 +178,42 @@ fn invalid_values_are_refused_alike_by_sim_run_and_curve() {
     }
 }
 
+/// A cost beyond one second per page (`u64::MAX` made the I/O time wrap) is refused
+/// by `--t-read-ns` and the file's `cost` alike.
+#[test]
+fn an_extreme_cost_is_refused_alike_by_sim_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wafer()
+        .args(["sim", "-t", TRACE, "-p", "lru", "-c", "1MiB"])
+        .args(["--t-read-ns", "18446744073709551615"])
+        .output()
+        .unwrap();
+    let sim_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{sim_err}");
+    assert_eq!(
+        sim_err,
+        "wafer: --t-read-ns: 18446744073709551615 ns per page is more than 1000000000 ns \
+         (one second), the largest cost\n"
+    );
+    let exp = experiment(
+        dir.path(),
+        "cost = { t_read_ns = 25000, t_write_ns = 2000000000 }",
+    );
+    let out = wafer()
+        .args(["run"])
+        .arg(&exp)
+        .arg("-o")
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    let run_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{run_err}");
+    assert!(
+        run_err.contains("cost.t_write_ns: 2000000000 ns per page is more than"),
+        "{run_err}"
+    );
+}
+
 /// The address map (devices only, so not `wafer curve`'s): `--map` and the file's
 /// `address_map` refuse an unknown name with the same message after the location.
 #[test]
