@@ -159,6 +159,60 @@ fn too_small_target_is_refused_unless_wrap() {
     assert!(data[2 * PS..].iter().all(|&b| b == SENTINEL));
 }
 
+/// The trace and its prepared file (`T.wprep`) are never a target, by any name: the
+/// replay overwrote the trace it was reading (exit 0), also through a symlink or a
+/// hard link, and wrote onto `T.wprep`. Refused with status 2 before anything is
+/// written.
+#[test]
+fn the_trace_and_its_prepared_file_are_not_targets() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096), (true, 9 * 4096, 4096)]);
+    let before = std::fs::read(&trace).unwrap();
+    let link = d.path().join("link.csv");
+    std::os::unix::fs::symlink(&trace, &link).unwrap();
+    let hard = d.path().join("hard.csv");
+    std::fs::hard_link(&trace, &hard).unwrap();
+    let wprep = d.path().join("trace.csv.wprep");
+    let wprep_link = d.path().join("w.img");
+    std::os::unix::fs::symlink(&wprep, &wprep_link).unwrap();
+    let targets = [
+        trace.clone(),
+        d.path().join(".").join("trace.csv"),
+        link.clone(),
+        hard,
+        wprep.clone(),
+        wprep_link,
+    ];
+    for target in &targets {
+        let out = wafer()
+            .arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--wrap", "--target"])
+            .arg(target)
+            .output()
+            .unwrap();
+        let err = one_line_failure(&out, 2);
+        assert!(err.contains("is the input"), "{}: {err}", target.display());
+        assert_eq!(
+            std::fs::read(&trace).unwrap(),
+            before,
+            "{}",
+            target.display()
+        );
+        assert!(!wprep.exists(), "{}", target.display());
+    }
+    // The trace named through its symlink, the target by the real name.
+    let out = wafer()
+        .arg("replay")
+        .arg(&link)
+        .args(["--format", "msr", "--wrap", "--target"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    one_line_failure(&out, 2);
+    assert_eq!(std::fs::read(&trace).unwrap(), before);
+}
+
 /// A trace reaching 1 PiB would need a file no disk here holds: refused before the
 /// file exists, naming the sizes and `--wrap`; `--allow-large` does not lift the free
 /// space itself.

@@ -129,16 +129,25 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
-/// `p` canonicalised; for a file not there yet, its canonical folder and its name.
+/// `p` canonicalised; for a file not there yet, its canonical folder and its name. A
+/// dangling symlink is followed (as the kernel does, at most 40 links): a write
+/// through it creates the file it names.
 fn resolved(p: &Path) -> Option<PathBuf> {
-    if let Ok(c) = p.canonicalize() {
-        return Some(c);
+    let mut p = p.to_path_buf();
+    for _ in 0..40 {
+        if let Ok(c) = p.canonicalize() {
+            return Some(c);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        match std::fs::read_link(&p) {
+            Ok(to) => p = dir.join(to),
+            Err(_) => return Some(dir.canonicalize().ok()?.join(p.file_name()?)),
+        }
     }
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    None
 }
 
 /// `err` with `<doing> <path>: ` in front, unless its message names the file already
@@ -209,5 +218,12 @@ mod tests {
         assert!(refuse_input_as_output(&other, &[&a]).is_ok());
         let missing = dir.path().join("sub/../b.csv");
         assert!(refuse_input_as_output(&missing, &[&a]).is_ok());
+        // A dangling symlink to a missing input names it.
+        let dangling = dir.path().join("d.csv");
+        std::os::unix::fs::symlink("b.csv", &dangling).unwrap();
+        assert!(refuse_input_as_output(&dangling, &[&other]).is_err());
+        let looped = dir.path().join("loop.csv");
+        std::os::unix::fs::symlink("loop.csv", &looped).unwrap();
+        assert!(refuse_input_as_output(&looped, &[&other]).is_ok());
     }
 }

@@ -4,7 +4,7 @@
 //! percentiles. The work is done by `wafer_replay`; this module parses arguments, draws
 //! progress and prints.
 
-use super::UsageError;
+use super::{refuse_input_as_output, UsageError};
 use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
@@ -137,6 +137,12 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 /// Run `wafer replay`.
 pub fn run(a: Args) -> anyhow::Result<()> {
+    // The trace and the prepared trace kept beside it are inputs: a target that is
+    // either (by any name) would be overwritten by the replay.
+    refuse_input_as_output(
+        &a.target,
+        &[&a.trace, &wafer_lab::prepared::path_of(&a.trace)],
+    )?;
     let page_size = parse_page_size(&a.page_size).map_err(|e| usage(e.to_string()))?;
     let size = a
         .size
