@@ -120,6 +120,21 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow::Result
     Ok(())
 }
 
+/// Refuse (usage error) two of a command's `outputs` (option, path) that are one file,
+/// by the rule of [`refuse_input_as_output`]: the second would overwrite the first.
+pub fn refuse_shared_outputs(outputs: &[(&str, &Path)]) -> anyhow::Result<()> {
+    for (i, (fa, a)) in outputs.iter().enumerate() {
+        if let Some((fb, b)) = outputs[i + 1..].iter().find(|(_, b)| same_file(a, b)) {
+            return Err(usage(format!(
+                "{fa} {} and {fb} {} are one file: give each output its own file",
+                a.display(),
+                b.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
         if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
@@ -225,5 +240,14 @@ mod tests {
         let looped = dir.path().join("loop.csv");
         std::os::unix::fs::symlink("loop.csv", &looped).unwrap();
         assert!(refuse_input_as_output(&looped, &[&other]).is_ok());
+        // Two outputs, neither there yet, by two spellings of one name.
+        let e = refuse_shared_outputs(&[
+            ("--csv", &other),
+            ("--plot", &a),
+            ("--parquet", &dir.path().join(".").join("b.csv")),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().starts_with("--csv "), "{e}");
+        assert!(refuse_shared_outputs(&[("--csv", &other), ("--plot", &a)]).is_ok());
     }
 }
