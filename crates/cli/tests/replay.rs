@@ -264,12 +264,79 @@ fn bad_options_are_usage_errors() {
         "--verify needs the built-in engine: fio writes its own data, not the announced pattern",
     );
     run(&["--speed", "2"], "--speed applies to --timing trace only");
+    run(
+        &["--max-gap", "5"],
+        "--max-gap applies to --timing trace only",
+    );
     run(&["-q", "0"], "queue depth 0 must be between 1 and 1024");
     run(
         &["--page-size", "1000"],
         "page size `1000` must be a power of two from 512 B to 1 GiB (e.g. 4KiB)",
     );
     assert!(!target.exists(), "nothing created for a refused run");
+}
+
+/// `--timing trace` over a trace with one corrupt far-future timestamp slept for a
+/// day (any gap, any `--speed`, `1e-300` included): a wait above `--max-gap` (an hour
+/// by default, after `--speed`) and a speed outside 1e-6..1e6 are refused with status
+/// 2 before the target is created. (The commands have a timeout so that a regression
+/// fails instead of sleeping.)
+#[test]
+fn timing_refuses_waits_of_days_and_absurd_speeds() {
+    let d = tempfile::tempdir().unwrap();
+    // MSR times are 100 ns ticks: request 3 comes a day after request 2.
+    let msr_at = |name: &str, ticks: &[u64]| {
+        let p = d.path().join(name);
+        let s: String = ticks
+            .iter()
+            .map(|t| format!("{t},host,0,Write,0,4096,0\n"))
+            .collect();
+        std::fs::write(&p, s).unwrap();
+        p
+    };
+    let day = msr_at("day.csv", &[0, 100, 864_000_000_100, 864_000_000_200]);
+    let two_s = msr_at("two.csv", &[0, 20_000_000]);
+    let one = msr_at("one.csv", &[0]);
+    let target = d.path().join("t.img");
+    let replay = |trace: &Path, args: &[&str]| {
+        wafer()
+            .arg("replay")
+            .arg(trace)
+            .args(["--format", "msr", "--timing", "trace", "--target"])
+            .arg(&target)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap()
+    };
+    let err = one_line_failure(&replay(&day, &[]), 2);
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {}: request 3 comes 86400.000 s after the requests before it in the \
+             trace's time, a wait of 86400.000 s at --speed 1; waits above 3600 s are refused \
+             (a corrupt timestamp?): allow it with --max-gap 86400, or raise --speed\n",
+            day.display()
+        )
+    );
+    let err = one_line_failure(&replay(&two_s, &["--max-gap", "1"]), 2);
+    assert!(err.contains("request 2 comes 2.000 s after"), "{err}");
+    for speed in ["1e-300", "0", "-1", "inf", "NaN", "1e7"] {
+        let err = one_line_failure(&replay(&one, &[&format!("--speed={speed}")]), 2);
+        assert!(
+            err.contains("must be a number from 1e-6 to 1e6"),
+            "{speed}: {err}"
+        );
+    }
+    one_line_failure(&replay(&one, &["--max-gap", "0"]), 2);
+    assert!(!target.exists(), "nothing created for a refused run");
+    // The bound is on the wait after --speed: at 100 times the speed, 0.02 s.
+    let out = replay(&two_s, &["--max-gap", "1", "--speed", "100"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The after-cache trace `wafer sim --after` writes is read by its header: the replay

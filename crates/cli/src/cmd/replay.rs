@@ -8,7 +8,7 @@ use super::{refuse_input_as_output, UsageError};
 use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
-use wafer_replay::{Engine, Options, Report, Stage, Timing};
+use wafer_replay::{Engine, Options, Report, Stage, Timing, DEFAULT_MAX_GAP_S};
 use wafer_trace::reader::GenericSpec;
 use wafer_trace::units::{format_size, parse_page_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
@@ -74,9 +74,14 @@ pub struct Args {
     /// Issue requests as fast as possible, or at the trace's timestamps.
     #[arg(long, value_enum, default_value_t = TimingArg::AsFast)]
     pub timing: TimingArg,
-    /// Speed factor for --timing trace (2 = twice as fast as recorded).
+    /// Speed factor for --timing trace (2 = twice as fast as recorded), from 1e-6 to
+    /// 1e6.
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
+    /// Longest wait before one request for --timing trace, seconds after --speed; a
+    /// trace with a longer pause (a corrupt timestamp?) is refused before the first I/O.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_MAX_GAP_S)]
+    pub max_gap: f64,
     /// Page size: requests are replayed as the whole pages they touch.
     #[arg(long, default_value = "4KiB")]
     pub page_size: String,
@@ -154,6 +159,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if a.timing == TimingArg::AsFast && a.speed != 1.0 {
         return Err(usage("--speed applies to --timing trace only"));
     }
+    if a.timing == TimingArg::AsFast && a.max_gap != DEFAULT_MAX_GAP_S {
+        return Err(usage("--max-gap applies to --timing trace only"));
+    }
     let opts = Options {
         page_size,
         queue_depth: a.queue_depth,
@@ -171,6 +179,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             Via::Threads => Engine::Threads,
             Via::Fio => Engine::Fio,
         },
+        max_gap_s: a.max_gap,
     };
     let read = match given.format {
         None => after_cache_csv(&a.trace).unwrap_or_default(),
