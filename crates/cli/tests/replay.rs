@@ -641,7 +641,8 @@ impl Drop for LoopMount {
 /// exited 0 and corrupted it. The image, a symlink to it, and the loop device itself
 /// are refused with status 2 and one line naming the reason; so is the image while
 /// attached but unmounted, and the device while mounted where this process cannot see
-/// it (another mount namespace). The unmounted device may be written. Needs root,
+/// it (another mount namespace), and the image under a hard link once the name it
+/// was attached by is removed. The unmounted device may be written. Needs root,
 /// losetup, mkfs.ext4 and mount; skipped, visibly, without them.
 #[test]
 fn images_and_devices_of_mounted_file_systems_are_refused() {
@@ -699,6 +700,25 @@ fn images_and_devices_of_mounted_file_systems_are_refused() {
         b"hello",
         "the file system is intact"
     );
+
+    // The name the image was attached by is removed and a hard link survives: sysfs
+    // says `fs.img (deleted)`, the kernel's device and inode still find it (the replay
+    // wrote into the mounted file system, exit 0). The name is restored afterwards.
+    let kept = lm.dir.path().join("kept.img");
+    std::fs::hard_link(&image, &kept).unwrap();
+    std::fs::remove_file(&image).unwrap();
+    let err = one_line_failure(&replay(&kept, &["--wrap"]), 2);
+    std::fs::rename(&kept, &image).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {}: refusing to write: it is the backing file of {dev}, and {dev} is \
+             mounted on {} (ext4)\n",
+            kept.display(),
+            mnt.display()
+        )
+    );
+    assert!(std::fs::read(&image).unwrap() == before, "image changed");
 
     // Attached but not mounted: the image is still refused (a mount can come at any
     // moment), the device may be written.
