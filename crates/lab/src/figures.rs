@@ -321,7 +321,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 d.clone()
             };
             if want("io-time") {
-                let s = cx.by_size(&tl, &d, &|r| Some(r.io_time_s()));
+                let s = cx.by_size(&tl, d, &|r| Some(r.io_time_s()));
                 push(
                     format!("io-time-{ts}-{ds}"),
                     "io-time",
@@ -334,8 +334,8 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 );
             }
             if want("io-time-vs-clock") && plan.policies.iter().any(|p| p.label() == "clock") {
-                let s = cx.by_size(&tl, &d, &|r| {
-                    let c = cx.cell(&tl, "clock", &r.params.cache, &d)?;
+                let s = cx.by_size(&tl, d, &|r| {
+                    let c = cx.cell(&tl, "clock", &r.params.cache, d)?;
                     let base = c.io_time_s();
                     (base > 0.0).then(|| r.io_time_s() / base)
                 });
