@@ -39,13 +39,14 @@ pub enum Via {
   wafer replay trace.csv --target replay.img --timing trace --speed 10
   wafer replay after.csv --target /dev/sdX --destructive --wrap
   wafer replay after.csv --target replay.img --via fio --queue-depth 8
-Safety: writing to a block device needs --destructive and is refused while it or a
-partition of it is mounted or otherwise in use; a file is not written while it backs
-a loop device, is mounted or is a swap file; a target smaller than the trace's
-addresses is refused unless --wrap; a file target is not created or grown beyond the
-free space of its filesystem (nor beyond half of it or 64 GiB without --allow-large).
-Refusals exit with status 2. Every written page carries an announced pattern (see
-docs/replay.md).")]
+Safety: the target is never the trace or its prepared trace (TRACE.wprep); writing
+to a block device needs --destructive and is refused while it or a partition of it is
+mounted or otherwise in use; a file is not written while it backs a loop device, is
+mounted or is a swap file; a target smaller than the trace's addresses is refused
+unless --wrap; a file target is not created or grown beyond the free space of its
+filesystem (nor beyond half of it or 64 GiB without --allow-large); --timing trace
+refuses a wait above --max-gap. Refusals exit with status 2. Every written page
+carries an announced pattern (see docs/replay.md).")]
 pub struct Args {
     /// The trace (any format wafer reads; after-cache traces of `wafer sim --after`).
     pub trace: PathBuf,
