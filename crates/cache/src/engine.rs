@@ -49,6 +49,20 @@ pub struct CostModel {
     pub t_write_ns: u64,
 }
 
+impl CostModel {
+    /// Largest cost of one page read or write, ns (one second): beyond it a value is a
+    /// typo, and `u64::MAX` made `io_time_ns` wrap.
+    pub const MAX_NS: u64 = 1_000_000_000;
+
+    /// Time of `reads` page reads and `writes` page writes, ns; it saturates at
+    /// `u64::MAX` (585 years) instead of wrapping.
+    pub fn io_time_ns(&self, reads: u64, writes: u64) -> u64 {
+        reads
+            .saturating_mul(self.t_read_ns)
+            .saturating_add(writes.saturating_mul(self.t_write_ns))
+    }
+}
+
 impl Default for CostModel {
     fn default() -> Self {
         CostModel {
@@ -367,8 +381,9 @@ impl Run {
         m.write_misses = m.writes - m.write_hits;
         m.misses = m.read_misses + m.write_misses;
         m.write_ios = self.merge.ios;
-        m.io_time_ns = (m.page_reads + m.pad_reads) * cfg.cost.t_read_ns
-            + (m.page_writes + m.pad_writes) * cfg.cost.t_write_ns;
+        m.io_time_ns = cfg
+            .cost
+            .io_time_ns(m.page_reads + m.pad_reads, m.page_writes + m.pad_writes);
         m.finish_ratios();
         m.block_utilization = BlockUtilization {
             write_stream: self.wb.stats(),

@@ -167,10 +167,16 @@ fn one_line(err: &anyhow::Error) -> String {
     line
 }
 
+/// Whether `err` is a write to a closed pipe: exit 0, as `wafer ... | head` expects.
+/// serde_json's writer errors do not list the I/O error among their causes, so they
+/// are asked for its kind.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        let kind = match e.downcast_ref::<serde_json::Error>() {
+            Some(j) => j.io_error_kind(),
+            None => e.downcast_ref::<std::io::Error>().map(|io| io.kind()),
+        };
+        kind == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 

@@ -272,6 +272,37 @@ fn a_failing_stdout_is_one_line_not_a_panic() {
     }
 }
 
+/// `--json` into a closed pipe exits 0, as text does (`wafer trace head | head`): the
+/// JSON writers' error was not recognised as a broken pipe and exited 1.
+#[test]
+fn json_into_a_closed_pipe_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 100, None);
+    let t = t.to_str().unwrap();
+    let sizes: Vec<String> = (1..=40).map(|i| format!("{i}p")).collect();
+    let sizes = sizes.join(",");
+    // Each output is larger than a pipe holds, so it meets the closed end whichever
+    // process runs first.
+    for args in [
+        &["sim", "-t", t, "-p", "lru,arc", "-c", &sizes, "--json"][..],
+        &["curve", "-t", t, "--json"],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+            .env_remove("RUST_BACKTRACE")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}
+
 /// Running out of memory is a runtime error like any other: one line, exit 1 (Rust's
 /// own handler printed two lines, or a backtrace, and aborted with status 134).
 #[test]

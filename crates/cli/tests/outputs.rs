@@ -87,6 +87,36 @@ fn an_output_that_is_the_input_is_refused() {
     assert_eq!(std::fs::read(&t).unwrap(), before);
 }
 
+/// Two outputs of one command that are one file are refused before either is
+/// written: `curve --csv X --parquet X` wrote the Parquet over the CSV (exit 0).
+#[test]
+fn two_outputs_that_are_one_file_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let t = d.join("t.csv");
+    csv_trace(&t, 2000, None);
+    let x = d.join("x.out");
+    let dotted = d.join(".").join("x.out");
+    for pair in [
+        ["--csv", "--parquet"],
+        ["--plot", "--plot-writes"],
+        ["--csv", "--plot"],
+    ] {
+        fails(
+            wafer()
+                .args(["curve", "-t"])
+                .arg(&t)
+                .arg(pair[0])
+                .arg(&x)
+                .arg(pair[1])
+                .arg(&dotted),
+            2,
+            "are one file",
+        );
+        assert!(!x.exists(), "{pair:?}");
+    }
+}
+
 #[test]
 fn a_run_failing_midway_keeps_the_old_output_and_leaves_no_temporary() {
     let dir = tempfile::tempdir().unwrap();

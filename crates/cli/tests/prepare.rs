@@ -197,3 +197,28 @@ fn curves_use_the_prepared_file() {
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains(&p.display().to_string()), "{err}");
 }
+
+/// A `TRACE.wprep` that is a symlink or a hard link to the trace is refused (status 2)
+/// and the trace stays as it was: the prepared file was written through the link,
+/// over the trace.
+#[test]
+fn a_prepared_file_that_is_the_trace_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fileserver(dir.path());
+    let before = std::fs::read(&t).unwrap();
+    for hard in [false, true] {
+        let w = wprep(&t);
+        let _ = std::fs::remove_file(&w);
+        if hard {
+            std::fs::hard_link(&t, &w).unwrap();
+        } else {
+            std::os::unix::fs::symlink(&t, &w).unwrap();
+        }
+        let out = wafer().args(["trace", "prepare"]).arg(&t).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("is the input"), "{err}");
+        assert_eq!(std::fs::read(&t).unwrap(), before, "hard link: {hard}");
+    }
+}

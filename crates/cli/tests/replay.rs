@@ -159,6 +159,60 @@ fn too_small_target_is_refused_unless_wrap() {
     assert!(data[2 * PS..].iter().all(|&b| b == SENTINEL));
 }
 
+/// The trace and its prepared file (`T.wprep`) are never a target, by any name: the
+/// replay overwrote the trace it was reading (exit 0), also through a symlink or a
+/// hard link, and wrote onto `T.wprep`. Refused with status 2 before anything is
+/// written.
+#[test]
+fn the_trace_and_its_prepared_file_are_not_targets() {
+    let d = tempfile::tempdir().unwrap();
+    let trace = msr(d.path(), &[(true, 0, 4096), (true, 9 * 4096, 4096)]);
+    let before = std::fs::read(&trace).unwrap();
+    let link = d.path().join("link.csv");
+    std::os::unix::fs::symlink(&trace, &link).unwrap();
+    let hard = d.path().join("hard.csv");
+    std::fs::hard_link(&trace, &hard).unwrap();
+    let wprep = d.path().join("trace.csv.wprep");
+    let wprep_link = d.path().join("w.img");
+    std::os::unix::fs::symlink(&wprep, &wprep_link).unwrap();
+    let targets = [
+        trace.clone(),
+        d.path().join(".").join("trace.csv"),
+        link.clone(),
+        hard,
+        wprep.clone(),
+        wprep_link,
+    ];
+    for target in &targets {
+        let out = wafer()
+            .arg("replay")
+            .arg(&trace)
+            .args(["--format", "msr", "--wrap", "--target"])
+            .arg(target)
+            .output()
+            .unwrap();
+        let err = one_line_failure(&out, 2);
+        assert!(err.contains("is the input"), "{}: {err}", target.display());
+        assert_eq!(
+            std::fs::read(&trace).unwrap(),
+            before,
+            "{}",
+            target.display()
+        );
+        assert!(!wprep.exists(), "{}", target.display());
+    }
+    // The trace named through its symlink, the target by the real name.
+    let out = wafer()
+        .arg("replay")
+        .arg(&link)
+        .args(["--format", "msr", "--wrap", "--target"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    one_line_failure(&out, 2);
+    assert_eq!(std::fs::read(&trace).unwrap(), before);
+}
+
 /// A trace reaching 1 PiB would need a file no disk here holds: refused before the
 /// file exists, naming the sizes and `--wrap`; `--allow-large` does not lift the free
 /// space itself.
@@ -210,12 +264,79 @@ fn bad_options_are_usage_errors() {
         "--verify needs the built-in engine: fio writes its own data, not the announced pattern",
     );
     run(&["--speed", "2"], "--speed applies to --timing trace only");
+    run(
+        &["--max-gap", "5"],
+        "--max-gap applies to --timing trace only",
+    );
     run(&["-q", "0"], "queue depth 0 must be between 1 and 1024");
     run(
         &["--page-size", "1000"],
         "page size `1000` must be a power of two from 512 B to 1 GiB (e.g. 4KiB)",
     );
     assert!(!target.exists(), "nothing created for a refused run");
+}
+
+/// `--timing trace` over a trace with one corrupt far-future timestamp slept for a
+/// day (any gap, any `--speed`, `1e-300` included): a wait above `--max-gap` (an hour
+/// by default, after `--speed`) and a speed outside 1e-6..1e6 are refused with status
+/// 2 before the target is created. (The commands have a timeout so that a regression
+/// fails instead of sleeping.)
+#[test]
+fn timing_refuses_waits_of_days_and_absurd_speeds() {
+    let d = tempfile::tempdir().unwrap();
+    // MSR times are 100 ns ticks: request 3 comes a day after request 2.
+    let msr_at = |name: &str, ticks: &[u64]| {
+        let p = d.path().join(name);
+        let s: String = ticks
+            .iter()
+            .map(|t| format!("{t},host,0,Write,0,4096,0\n"))
+            .collect();
+        std::fs::write(&p, s).unwrap();
+        p
+    };
+    let day = msr_at("day.csv", &[0, 100, 864_000_000_100, 864_000_000_200]);
+    let two_s = msr_at("two.csv", &[0, 20_000_000]);
+    let one = msr_at("one.csv", &[0]);
+    let target = d.path().join("t.img");
+    let replay = |trace: &Path, args: &[&str]| {
+        wafer()
+            .arg("replay")
+            .arg(trace)
+            .args(["--format", "msr", "--timing", "trace", "--target"])
+            .arg(&target)
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap()
+    };
+    let err = one_line_failure(&replay(&day, &[]), 2);
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {}: request 3 comes 86400.000 s after the requests before it in the \
+             trace's time, a wait of 86400.000 s at --speed 1; waits above 3600 s are refused \
+             (a corrupt timestamp?): allow it with --max-gap 86400, or raise --speed\n",
+            day.display()
+        )
+    );
+    let err = one_line_failure(&replay(&two_s, &["--max-gap", "1"]), 2);
+    assert!(err.contains("request 2 comes 2.000 s after"), "{err}");
+    for speed in ["1e-300", "0", "-1", "inf", "NaN", "1e7"] {
+        let err = one_line_failure(&replay(&one, &[&format!("--speed={speed}")]), 2);
+        assert!(
+            err.contains("must be a number from 1e-6 to 1e6"),
+            "{speed}: {err}"
+        );
+    }
+    one_line_failure(&replay(&one, &["--max-gap", "0"]), 2);
+    assert!(!target.exists(), "nothing created for a refused run");
+    // The bound is on the wait after --speed: at 100 times the speed, 0.02 s.
+    let out = replay(&two_s, &["--max-gap", "1", "--speed", "100"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The after-cache trace `wafer sim --after` writes is read by its header: the replay
@@ -520,7 +641,8 @@ impl Drop for LoopMount {
 /// exited 0 and corrupted it. The image, a symlink to it, and the loop device itself
 /// are refused with status 2 and one line naming the reason; so is the image while
 /// attached but unmounted, and the device while mounted where this process cannot see
-/// it (another mount namespace). The unmounted device may be written. Needs root,
+/// it (another mount namespace), and the image under a hard link once the name it
+/// was attached by is removed. The unmounted device may be written. Needs root,
 /// losetup, mkfs.ext4 and mount; skipped, visibly, without them.
 #[test]
 fn images_and_devices_of_mounted_file_systems_are_refused() {
@@ -578,6 +700,25 @@ fn images_and_devices_of_mounted_file_systems_are_refused() {
         b"hello",
         "the file system is intact"
     );
+
+    // The name the image was attached by is removed and a hard link survives: sysfs
+    // says `fs.img (deleted)`, the kernel's device and inode still find it (the replay
+    // wrote into the mounted file system, exit 0). The name is restored afterwards.
+    let kept = lm.dir.path().join("kept.img");
+    std::fs::hard_link(&image, &kept).unwrap();
+    std::fs::remove_file(&image).unwrap();
+    let err = one_line_failure(&replay(&kept, &["--wrap"]), 2);
+    std::fs::rename(&kept, &image).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "wafer: {}: refusing to write: it is the backing file of {dev}, and {dev} is \
+             mounted on {} (ext4)\n",
+            kept.display(),
+            mnt.display()
+        )
+    );
+    assert!(std::fs::read(&image).unwrap() == before, "image changed");
 
     // Attached but not mounted: the image is still refused (a mount can come at any
     // moment), the device may be written.

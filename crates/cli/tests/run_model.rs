@@ -89,7 +89,7 @@ fn sim_arguments_and_an_experiment_cell_are_the_same_run() {
 }
 
 /// `(sim flags, experiment-file keys, the message both must end with)`.
-const INVALID: [(&[&str], &str, &str); 6] = [
+const INVALID: [(&[&str], &str, &str); 7] = [
     (
         &["--page-size", "3000"],
         "page_size = \"3000\"",
@@ -107,6 +107,13 @@ const INVALID: [(&[&str], &str, &str); 6] = [
         "less than one page",
     ),
     (&["-c", "0.01"], "cache_sizes = [\"0.01\"]", "1%"),
+    // Ran as one page: a size is whole pages.
+    (
+        &["-c", "6KiB"],
+        "cache_sizes = [\"6KiB\"]",
+        "cache size 6KiB is not a whole number of 4096 B pages; the nearest sizes are \
+         4KiB (1 page) and 8KiB (2 pages)",
+    ),
     (&["-p", "lru,lru"], "policies = [\"lru\", \"lru\"]", "twice"),
 ];
 
@@ -169,6 +176,42 @@ fn invalid_values_are_refused_alike_by_sim_run_and_curve() {
         assert_eq!(tail(&sim_err), tail(&run_err), "{flags:?} / {keys}");
         assert_eq!(tail(&sim_err), tail(&curve_err), "{flags:?} / curve");
     }
+}
+
+/// A cost beyond one second per page (`u64::MAX` made the I/O time wrap) is refused
+/// by `--t-read-ns` and the file's `cost` alike.
+#[test]
+fn an_extreme_cost_is_refused_alike_by_sim_and_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = wafer()
+        .args(["sim", "-t", TRACE, "-p", "lru", "-c", "1MiB"])
+        .args(["--t-read-ns", "18446744073709551615"])
+        .output()
+        .unwrap();
+    let sim_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{sim_err}");
+    assert_eq!(
+        sim_err,
+        "wafer: --t-read-ns: 18446744073709551615 ns per page is more than 1000000000 ns \
+         (one second), the largest cost\n"
+    );
+    let exp = experiment(
+        dir.path(),
+        "cost = { t_read_ns = 25000, t_write_ns = 2000000000 }",
+    );
+    let out = wafer()
+        .args(["run"])
+        .arg(&exp)
+        .arg("-o")
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    let run_err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{run_err}");
+    assert!(
+        run_err.contains("cost.t_write_ns: 2000000000 ns per page is more than"),
+        "{run_err}"
+    );
 }
 
 /// The address map (devices only, so not `wafer curve`'s): `--map` and the file's

@@ -868,6 +868,20 @@ impl Experiment {
                 })
             }
         };
+        for (key, ns) in [
+            ("cost.t_read_ns", self.cost.t_read_ns),
+            ("cost.t_write_ns", self.cost.t_write_ns),
+        ] {
+            if ns > CostModel::MAX_NS {
+                return Err(err(
+                    key.into(),
+                    format!(
+                        "{ns} ns per page is more than {} ns (one second), the largest cost",
+                        CostModel::MAX_NS
+                    ),
+                ));
+            }
+        }
         for (i, f) in self.outputs.figures.iter().enumerate() {
             if f != "all" && !crate::figures::FIGURES.iter().any(|(n, _)| n == f) {
                 let known: Vec<&str> = crate::figures::FIGURES.iter().map(|(n, _)| *n).collect();
@@ -972,6 +986,7 @@ pub fn option_name(key: &str) -> String {
         "devices" => "device".into(),
         _ if key.starts_with("traces") && key.ends_with(".format") => "format".into(),
         "traces" => "trace".into(),
+        _ if k.starts_with("cost.") => k["cost.".len()..].into(),
         _ => key.split('[').next().unwrap_or(key).into(),
     }
 }

@@ -102,6 +102,29 @@ fn slug(s: &str) -> String {
     out.trim_matches('_').to_string()
 }
 
+/// The [`slug`]s of `names`, in order, made distinct: names that share a slug (`Mail`
+/// and `mail`, `a:b` and `a_b`) would write one file, so each of them gets `-` and six
+/// hex digits of its name's xxh3 hash, which do not depend on the other names.
+fn slugs<S: AsRef<str>>(names: &[S]) -> Vec<String> {
+    let plain: Vec<String> = names.iter().map(|n| slug(n.as_ref())).collect();
+    names
+        .iter()
+        .zip(&plain)
+        .map(|(n, s)| {
+            let n = n.as_ref();
+            let shared = names
+                .iter()
+                .zip(&plain)
+                .any(|(m, t)| t == s && m.as_ref() != n);
+            if shared {
+                format!("{s}-{:06x}", xxhash_rust::xxh3::xxh3_64(n.as_bytes()) >> 40)
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
 struct Ctx<'a> {
     plan: &'a Plan,
     results: &'a [CellResult],
@@ -218,12 +241,21 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
     let mut figs = Vec::new();
     let want = |k: &str| plan.wants_figure(k);
     let first_dev = plan.devices[0].label().to_string();
-    let real_devs: Vec<String> = plan
-        .devices
+    let devs: Vec<String> = plan.devices.iter().map(|d| d.label().to_string()).collect();
+    let dev_slugs = slugs(&devs);
+    let real_devs: Vec<(&String, &String)> = devs
         .iter()
-        .map(|d| d.label().to_string())
-        .filter(|d| d != "none")
+        .zip(&dev_slugs)
+        .filter(|(d, _)| *d != "none")
         .collect();
+    let trace_slugs = slugs(
+        &plan
+            .traces
+            .iter()
+            .map(|(t, _)| t.label())
+            .collect::<Vec<_>>(),
+    );
+    let policy_slugs = slugs(&plan.policies.iter().map(|p| p.label()).collect::<Vec<_>>());
     for (ti, (t, _)) in plan.traces.iter().enumerate() {
         let cx = Ctx {
             plan,
@@ -237,7 +269,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
         let smallest = sizes.first().cloned().unwrap_or_default();
         let largest = sizes.last().cloned().unwrap_or_default();
         let tl = t.label();
-        let ts = slug(&tl);
+        let ts = &trace_slugs[ti];
         let mut push = |stem: String, kind: &'static str, chart: Chart| {
             if chart.has_data() {
                 figs.push(Figure { stem, kind, chart });
@@ -282,15 +314,14 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 ),
             );
         }
-        for d in plan.devices.iter().map(|d| d.label().to_string()) {
-            let ds = slug(&d);
+        for (d, ds) in devs.iter().zip(&dev_slugs) {
             let what = if d == "none" {
                 "cost model".to_string()
             } else {
                 d.clone()
             };
             if want("io-time") {
-                let s = cx.by_size(&tl, &d, &|r| Some(r.io_time_s()));
+                let s = cx.by_size(&tl, d, &|r| Some(r.io_time_s()));
                 push(
                     format!("io-time-{ts}-{ds}"),
                     "io-time",
@@ -303,8 +334,8 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 );
             }
             if want("io-time-vs-clock") && plan.policies.iter().any(|p| p.label() == "clock") {
-                let s = cx.by_size(&tl, &d, &|r| {
-                    let c = cx.cell(&tl, "clock", &r.params.cache, &d)?;
+                let s = cx.by_size(&tl, d, &|r| {
+                    let c = cx.cell(&tl, "clock", &r.params.cache, d)?;
                     let base = c.io_time_s();
                     (base > 0.0).then(|| r.io_time_s() / base)
                 });
@@ -320,8 +351,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 );
             }
         }
-        for d in &real_devs {
-            let ds = slug(d);
+        for &(d, ds) in &real_devs {
             if want("erases") {
                 let s = cx.by_size(&tl, d, &|r| r.ftl.as_ref().map(|f| f.erases as f64));
                 push(
@@ -475,10 +505,10 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     ),
                 );
             }
-            for p in &plan.policies {
+            for (p, ps) in plan.policies.iter().zip(&policy_slugs) {
                 if let Some(r) = cx.cell(&tl, &p.label(), &smallest, &first_dev) {
                     push(
-                        format!("write-pattern-{ts}-{}", slug(&p.label())),
+                        format!("write-pattern-{ts}-{ps}"),
                         "write-pattern",
                         scatter(
                             format!("Writes after {} ({smallest}) — {tl}", p.label()),
@@ -490,7 +520,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
             }
         }
         if want("areas") {
-            for p in &plan.policies {
+            for (p, ps) in plan.policies.iter().zip(&policy_slugs) {
                 let Some(r) = cx.cell(&tl, &p.label(), &largest, &first_dev) else {
                     continue;
                 };
@@ -510,7 +540,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                     })
                     .collect();
                 push(
-                    format!("areas-{ts}-{}", slug(&p.label())),
+                    format!("areas-{ts}-{ps}"),
                     "areas",
                     Chart {
                         title: format!("{} areas over time ({largest}) — {tl}", p.label()),
@@ -539,5 +569,22 @@ mod tests {
         assert_eq!(l.len(), UTILIZATION_RANGES);
         assert_eq!((l[0].as_str(), l[9].as_str()), ("0-10%", "90-100%"));
         assert_eq!(slug("ts-clock:ppb=1024"), "ts-clock_ppb_1024");
+    }
+
+    /// Trace names that differ only in case or punctuation wrote one figure file.
+    #[test]
+    fn names_sharing_a_slug_get_distinct_file_names() {
+        let s = slugs(&["Mail", "mail", "mail!", "web", "Web-1"]);
+        assert_eq!(&s[3..], ["web", "web-1"]);
+        assert!(
+            s[..3]
+                .iter()
+                .all(|x| x.starts_with("mail-") && x.len() == 11),
+            "{s:?}"
+        );
+        let distinct: std::collections::HashSet<_> = s.iter().collect();
+        assert_eq!(distinct.len(), 5, "{s:?}");
+        // A name keeps its file name whatever else shares its slug.
+        assert_eq!(slugs(&["mail", "MAIL"])[0], s[1]);
     }
 }

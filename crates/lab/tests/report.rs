@@ -227,3 +227,48 @@ figures = []
     assert!(!html.contains("addresses folded"));
     assert!(html.contains("address map wrap, pages modulo the device's logical capacity; 0 storage operations wrapped"));
 }
+
+/// Traces whose names differ only in case or punctuation (`Mail`, `mail`, `mail!`)
+/// each get their own figure files; they overwrote one another's `hit-ratio-mail`.
+#[test]
+fn traces_named_alike_get_their_own_figure_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("exp.toml");
+    let gen = |name: &str, seed: u32| {
+        format!(
+            r#"{{ gen = {{ kind = "uniform", requests = 2000, footprint = "4MiB", seed = {seed} }}, name = "{name}" }}"#
+        )
+    };
+    std::fs::write(
+        &exp,
+        format!(
+            r#"name = "alike"
+traces = [{}, {}, {}]
+policies = ["lru", "clock"]
+cache_sizes = ["5%", "25%"]
+[outputs]
+figures = ["hit-ratio"]
+report = false
+"#,
+            gen("Mail", 1),
+            gen("mail", 2),
+            gen("mail!", 3)
+        ),
+    )
+    .unwrap();
+    let plan = Experiment::load(&exp).unwrap();
+    let out = dir.path().join("out");
+    let study = std::sync::Arc::new(GridStudy::new(plan, Some(&out)));
+    let done = execute(&study, &RunOptions::stored(&out, 1), &mut Quiet).unwrap();
+    let svgs: BTreeSet<_> = std::fs::read_dir(out.join("figures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_lowercase())
+        .filter(|n| n.ends_with(".svg"))
+        .collect();
+    assert_eq!(done.figures.len(), 3, "{:?}", done.figures);
+    assert_eq!(svgs.len(), 3, "{svgs:?}");
+    assert!(
+        svgs.iter().all(|n| n.starts_with("hit-ratio-mail-")),
+        "{svgs:?}"
+    );
+}

@@ -48,4 +48,4 @@ pub mod verify;
 pub use error::{Error, Result};
 pub use player::Timing;
 pub use report::Report;
-pub use session::{replay, Engine, Options, Stage};
+pub use session::{replay, Engine, Options, Stage, DEFAULT_MAX_GAP_S, SPEED_RANGE};

@@ -13,7 +13,11 @@
 //! mounted partition does, and nothing in the kernel stops it, so [`file_users`] looks
 //! for all three. Files are compared by device and inode, not by path: the target may be
 //! a symlink or a hard link to the image, and the kernel's path may be spelled
-//! differently.
+//! differently. A loop device's file is identified by the device and inode the kernel
+//! holds (`LOOP_GET_STATUS64` on `/dev/loopN`, [`loop_backing_id`]), because its sysfs
+//! name can be stale: once the name it was attached by is removed, sysfs says
+//! `name (deleted)` while a hard link still reaches the image. Where the node cannot be
+//! opened (no permission), the sysfs name is the fallback.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -213,6 +217,39 @@ pub struct LoopDevice {
     pub name: String,
     /// The backing file.
     pub backing_file: PathBuf,
+    /// Device and inode of the backing file as the kernel holds them
+    /// ([`loop_backing_id`]); `None` when they could not be asked for.
+    pub backing_id: Option<(u64, u64)>,
+}
+
+/// `struct loop_info64` of `<linux/loop.h>`: device and inode of the backing file
+/// first, then fields the player does not read (232 bytes in all).
+#[repr(C)]
+struct LoopInfo64 {
+    lo_device: u64,
+    lo_inode: u64,
+    _rest: [u8; 216],
+}
+
+const _: () = assert!(std::mem::size_of::<LoopInfo64>() == 232);
+
+/// `LOOP_GET_STATUS64` of `<linux/loop.h>` (an old-style number, not `_IOR`-encoded).
+const LOOP_GET_STATUS64: rustix::ioctl::Opcode = 0x4C05;
+
+/// Device and inode of the file the loop device node `dev` (`/dev/loop0`) is attached
+/// to, as the kernel holds them, whatever names the file has lost or gained since;
+/// `None` when the node cannot be opened (it needs root or the disk group) or is not
+/// attached. The device number is the kernel's `huge_encode_dev`, which equals the
+/// `st_dev` of `stat` for Linux's 12-bit majors.
+#[allow(unsafe_code)]
+pub fn loop_backing_id(dev: &Path) -> Option<(u64, u64)> {
+    let node = std::fs::File::open(dev).ok()?;
+    // SAFETY: LOOP_GET_STATUS64 takes a pointer to a `struct loop_info64`, which
+    // LoopInfo64 lays out with the same size and the same first two fields, writes
+    // that struct whole and reads nothing; the call has no other effect.
+    let getter = unsafe { rustix::ioctl::Getter::<LOOP_GET_STATUS64, LoopInfo64>::new() };
+    let info = unsafe { rustix::ioctl::ioctl(&node, getter) }.ok()?;
+    Some((info.lo_device, info.lo_inode))
 }
 
 /// The attached loop devices under a sysfs `block` directory (`/sys/block` on a live
@@ -244,6 +281,7 @@ pub fn loop_devices(sys_block: &Path) -> std::io::Result<Vec<LoopDevice>> {
         out.push(LoopDevice {
             name,
             backing_file: PathBuf::from(std::ffi::OsStr::from_bytes(text)),
+            backing_id: None,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -259,14 +297,16 @@ pub fn parse_swaps(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Who uses the regular file `path`, one phrase each (empty = free): loop devices it
-/// backs (with what is mounted from them or stacked on them), mounts whose source is
-/// the file itself, swap areas that are the file. `sys_block` is the sysfs `block`
-/// directory, `resolve` as for [`BlockDevice::users`]. Paths are compared by device and
-/// inode, and by canonical path for a backing file that cannot be looked up.
+/// Who uses the regular file `path`, one phrase each (empty = free): loop devices of
+/// `loops` it backs (with what is mounted from them or stacked on them), mounts whose
+/// source is the file itself, swap areas that are the file. `sys_block` is the sysfs
+/// `block` directory, `resolve` as for [`BlockDevice::users`]. A loop device's file is
+/// matched by the device and inode the kernel reported, else by the device and inode
+/// of its sysfs name, else by canonical path.
 pub fn file_users(
     path: &Path,
     sys_block: &Path,
+    loops: &[LoopDevice],
     mounts: &[Mount],
     swaps: &[String],
     resolve: impl Fn(&str) -> Option<(String, String)>,
@@ -274,13 +314,14 @@ pub fn file_users(
     let md = std::fs::metadata(path)?;
     let id = (md.dev(), md.ino());
     let canonical = std::fs::canonicalize(path)?;
-    let same = |p: &Path| match file_id(p) {
-        Some(other) => other == id,
-        None => p == canonical,
+    let backs = |l: &LoopDevice| match (l.backing_id, file_id(&l.backing_file)) {
+        (Some(kernel), _) => kernel == id,
+        (None, Some(named)) => named == id,
+        (None, None) => l.backing_file == canonical,
     };
     let mut out = Vec::new();
-    for l in loop_devices(sys_block)? {
-        if !same(&l.backing_file) {
+    for l in loops {
+        if !backs(l) {
             continue;
         }
         let mut phrase = format!("it is the backing file of /dev/{}", l.name);
@@ -303,15 +344,21 @@ pub fn file_users(
     Ok(out)
 }
 
-/// [`file_users`] on the live system (`/sys/block`, `/proc/self/mounts`, `/proc/swaps`).
+/// [`file_users`] on the live system (`/sys/block`, `/dev/loopN`, `/proc/self/mounts`,
+/// `/proc/swaps`).
 pub fn live_file_users(path: &Path) -> std::io::Result<Vec<String>> {
+    let sys_block = Path::new("/sys/block");
+    let mut loops = loop_devices(sys_block)?;
+    for l in &mut loops {
+        l.backing_id = loop_backing_id(&Path::new("/dev").join(&l.name));
+    }
     let mounts = parse_mounts(&std::fs::read_to_string("/proc/self/mounts")?);
     let swaps = match std::fs::read_to_string("/proc/swaps") {
         Ok(t) => parse_swaps(&t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(e) => return Err(e),
     };
-    file_users(path, Path::new("/sys/block"), &mounts, &swaps, resolve_live)
+    file_users(path, sys_block, &loops, &mounts, &swaps, resolve_live)
 }
 
 /// Check, on the live system, that the block device node at `path` may be written:
@@ -488,8 +535,10 @@ tmpfs /run tmpfs rw 0 0
         std::os::unix::fs::symlink(&img, d.path().join("link")).unwrap();
         std::fs::hard_link(&img, d.path().join("hard")).unwrap();
         let mounts = parse_mounts("/dev/loop0 /mnt/img ext4 rw,relatime 0 0\n");
+        let loops = loop_devices(&sys).unwrap();
         for name in ["img", "link", "hard"] {
-            let users = file_users(&d.path().join(name), &sys, &mounts, &[], |_| None).unwrap();
+            let users =
+                file_users(&d.path().join(name), &sys, &loops, &mounts, &[], |_| None).unwrap();
             assert_eq!(
                 users,
                 vec![
@@ -500,13 +549,49 @@ tmpfs /run tmpfs rw 0 0
             );
         }
         // Attached but not mounted: still refused (a mount can come at any time).
-        let users = file_users(&d.path().join("other"), &sys, &mounts, &[], |_| None).unwrap();
+        let users = file_users(&d.path().join("other"), &sys, &loops, &mounts, &[], |_| {
+            None
+        })
+        .unwrap();
         assert_eq!(users, vec!["it is the backing file of /dev/loop1"]);
         // loop3's file was deleted: the file now at that path is another one.
         let free = d.path().join("free");
-        assert!(file_users(&free, &sys, &mounts, &[], |_| None)
+        assert!(file_users(&free, &sys, &loops, &mounts, &[], |_| None)
             .unwrap()
             .is_empty());
+    }
+
+    /// The attack: the image was attached as `fs.img`, that name was removed and a
+    /// hard link `kept.img` survives. sysfs names `fs.img (deleted)`, which leads
+    /// nowhere, but the kernel's device and inode are `kept.img`'s: refused. Without
+    /// them (no permission to open `/dev/loopN`) the sysfs name decides, as before.
+    #[test]
+    fn a_loop_image_is_found_by_the_kernels_inode_when_its_name_is_gone() {
+        let d = tempfile::tempdir().unwrap();
+        let sys = loop_fixture(d.path());
+        let kept = d.path().join("kept.img");
+        std::fs::write(&kept, b"ext4 image").unwrap();
+        let md = std::fs::metadata(&kept).unwrap();
+        let loops = |id: Option<(u64, u64)>| {
+            vec![LoopDevice {
+                name: "loop3".into(),
+                backing_file: d.path().join("fs.img (deleted)"),
+                backing_id: id,
+            }]
+        };
+        let mounts = parse_mounts("/dev/loop3 /mnt/fs ext4 rw 0 0\n");
+        let users = |l: &[LoopDevice]| file_users(&kept, &sys, l, &mounts, &[], |_| None).unwrap();
+        assert_eq!(
+            users(&loops(Some((md.dev(), md.ino())))),
+            vec![
+                "it is the backing file of /dev/loop3, and /dev/loop3 is mounted on /mnt/fs (ext4)"
+            ]
+        );
+        assert!(users(&loops(None)).is_empty());
+        // Another inode on the same device is another file, whatever sysfs names.
+        let mut other = loops(Some((md.dev(), md.ino() + 1)));
+        other[0].backing_file = kept.clone();
+        assert!(users(&other).is_empty());
     }
 
     /// An image mounted without a loop device (the mount source is the file) and a
@@ -516,9 +601,10 @@ tmpfs /run tmpfs rw 0 0
         let d = tempfile::tempdir().unwrap();
         let sys = loop_fixture(d.path());
         let free = d.path().join("free");
+        let loops = loop_devices(&sys).unwrap();
         let mounts = parse_mounts(&format!("{} /mnt/ro erofs ro 0 0\n", free.display()));
         assert_eq!(
-            file_users(&free, &sys, &mounts, &[], |_| None).unwrap(),
+            file_users(&free, &sys, &loops, &mounts, &[], |_| None).unwrap(),
             vec!["it is mounted on /mnt/ro (erofs)"]
         );
         let swaps = parse_swaps(&format!(
@@ -527,7 +613,7 @@ tmpfs /run tmpfs rw 0 0
         ));
         assert_eq!(swaps, vec![free.display().to_string()]);
         assert_eq!(
-            file_users(&free, &sys, &[], &swaps, |_| None).unwrap(),
+            file_users(&free, &sys, &loops, &[], &swaps, |_| None).unwrap(),
             vec!["it is in use as swap space"]
         );
         assert_eq!(

@@ -120,6 +120,11 @@ pub struct Scan {
     pub devs: Vec<(u32, u64)>,
     /// Most pages one request covers.
     pub max_request_pages: u64,
+    /// Longest wait `--timing trace` would make before a request, in trace time (ns):
+    /// how far its timestamp lies beyond every earlier replayed one.
+    pub max_gap_ns: u64,
+    /// The request (1-based) after that wait; 0 when no request waits.
+    pub max_gap_request: u64,
 }
 
 /// Read the whole trace once, calling `progress(requests so far)` now and then. A read
@@ -133,6 +138,11 @@ pub fn scan(
     let ps = u64::from(page_size);
     let mut s = Scan::default();
     let mut spans: FxHashMap<u32, u64> = FxHashMap::default();
+    // The player's schedule (crate::player): a replayed request without a timestamp
+    // keeps the last one; the first replayed request is time 0.
+    let mut last_t = 0u64;
+    let mut origin: Option<u64> = None;
+    let mut latest_due = 0u64;
     let mut batch = Vec::new();
     while reader.read_batch(&mut batch)? {
         for r in &batch {
@@ -165,6 +175,16 @@ pub fn scan(
                 s.read_pages = s.read_pages.saturating_add(pages);
             }
             s.max_request_pages = s.max_request_pages.max(pages);
+            if r.time_ns != NO_TIME {
+                last_t = r.time_ns;
+            }
+            let due = last_t.saturating_sub(*origin.get_or_insert(last_t));
+            let gap = due.saturating_sub(latest_due);
+            if gap > s.max_gap_ns {
+                s.max_gap_ns = gap;
+                s.max_gap_request = s.requests;
+            }
+            latest_due = latest_due.max(due);
             let e = spans.entry(r.dev).or_insert(0);
             *e = (*e).max(last + 1);
         }
@@ -421,6 +441,29 @@ mod tests {
     fn scan_of(v: Vec<Request>) -> Scan {
         let mut r = VecReader(v, false, Default::default());
         scan(&mut r, 4096, &mut |_| {}).unwrap()
+    }
+
+    /// The longest wait `--timing trace` would make: a corrupt far-future timestamp
+    /// is found, with its request, however the timestamps before it run; trims and
+    /// empty requests are not replayed, so they set no schedule.
+    #[test]
+    fn scan_finds_the_longest_wait_of_the_schedule() {
+        let at = |t: u64, op: Op, len: u32| Request {
+            time_ns: t,
+            ..req(0, 0, len, op)
+        };
+        let s = scan_of(vec![
+            at(1_000, Op::Read, 4096),
+            at(u64::MAX / 2, Op::Trim, 4096),
+            at(3_000, Op::Write, 4096),
+            at(2_000, Op::Read, 4096), // back in time: no wait
+            at(1 << 60, Op::Write, 4096),
+            at(5_000, Op::Read, 0),
+            at((1 << 60) + 7, Op::Read, 4096),
+        ]);
+        assert_eq!((s.max_gap_ns, s.max_gap_request), ((1 << 60) - 3_000, 5));
+        let s = scan_of(vec![at(10, Op::Read, 4096), at(10, Op::Read, 4096)]);
+        assert_eq!((s.max_gap_ns, s.max_gap_request), (0, 0));
     }
 
     #[test]

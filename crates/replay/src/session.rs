@@ -45,7 +45,19 @@ pub struct Options {
     pub verify: bool,
     /// Who issues the I/Os.
     pub engine: Engine,
+    /// Longest wait before one request that `Timing::Trace` may make, seconds (after
+    /// the speed factor); a trace asking for more is refused before the first I/O.
+    pub max_gap_s: f64,
 }
+
+/// Default of [`Options::max_gap_s`]: an hour. A longer pause in a trace is more likely
+/// a corrupt timestamp than a workload, and the replay would sleep through it.
+pub const DEFAULT_MAX_GAP_S: f64 = 3600.0;
+
+/// Slowest and fastest speed factors of `Timing::Trace`: beyond them a trace's
+/// schedule is stretched past any useful run (`1e-300` slept for ever) or squeezed to
+/// as-fast-as-possible.
+pub const SPEED_RANGE: (f64, f64) = (1e-6, 1e6);
 
 impl Default for Options {
     fn default() -> Self {
@@ -60,6 +72,7 @@ impl Default for Options {
             seed: 1,
             verify: false,
             engine: Engine::Threads,
+            max_gap_s: DEFAULT_MAX_GAP_S,
         }
     }
 }
@@ -95,9 +108,18 @@ fn validate(o: &Options) -> Result<()> {
         ));
     }
     if let Timing::Trace { speed } = o.timing {
-        if !(speed.is_finite() && speed > 0.0) {
-            return bad(format!("speed factor {speed} must be a positive number"));
+        let (lo, hi) = SPEED_RANGE;
+        if !(lo..=hi).contains(&speed) {
+            return bad(format!(
+                "speed factor {speed} must be a number from {lo:e} to {hi:e}"
+            ));
         }
+    }
+    if !(o.max_gap_s.is_finite() && o.max_gap_s > 0.0) {
+        return bad(format!(
+            "longest wait {} s must be a positive number of seconds",
+            o.max_gap_s
+        ));
     }
     if o.engine == Engine::Fio {
         if o.verify {
@@ -138,6 +160,21 @@ pub fn replay(
             "{}: the trace has no timestamps; use --timing as-fast",
             trace.display()
         )));
+    }
+    if let Timing::Trace { speed } = o.timing {
+        let wait_s = scan.max_gap_ns as f64 / 1e9 / speed;
+        if wait_s > o.max_gap_s {
+            return Err(Error::Invalid(format!(
+                "{}: request {} comes {:.3} s after the requests before it in the trace's \
+                 time, a wait of {wait_s:.3} s at --speed {speed}; waits above {} s are \
+                 refused (a corrupt timestamp?): allow it with --max-gap {}, or raise --speed",
+                trace.display(),
+                scan.max_gap_request,
+                scan.max_gap_ns as f64 / 1e9,
+                o.max_gap_s,
+                wait_s.ceil()
+            )));
+        }
     }
     let layout = Layout::new(&scan, o.page_size)?;
     // At most plan::MAX_END: every request's pages and the layout were checked.

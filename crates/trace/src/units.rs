@@ -122,9 +122,26 @@ impl CacheSize {
     }
 
     /// Capacity in pages given the page size and the trace footprint in pages. Less
-    /// than one page, or more pages than a cache can index (2^32 - 1), is an error
-    /// naming the size: never rounded up or clamped.
+    /// than one page, a byte size that is not a whole number of pages, or more pages
+    /// than a cache can index (2^32 - 1), is an error naming the size: never rounded
+    /// or clamped.
     pub fn pages(&self, page_size: u64, footprint_pages: u64) -> Result<u32> {
+        if let CacheSize::Bytes(b) = *self {
+            let below = b / page_size * page_size;
+            if below > 0 && below != b {
+                let n = below / page_size;
+                let show = |bytes: u64, pages: u64| {
+                    let s = if pages == 1 { "" } else { "s" };
+                    format!("{} ({pages} page{s})", format_size(bytes).replace(' ', ""))
+                };
+                return Err(Error::Invalid(format!(
+                    "cache size {self} is not a whole number of {page_size} B pages; the \
+                     nearest sizes are {} and {}",
+                    show(below, n),
+                    show(below + page_size, n + 1)
+                )));
+            }
+        }
         let p = match *self {
             CacheSize::Bytes(b) => b / page_size,
             CacheSize::Pages(p) => p,
@@ -218,6 +235,15 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("less than one page"));
+        // 6KiB of 4 KiB pages ran as one page; a size that is not whole pages says
+        // the page size and the two nearest sizes that are.
+        assert_eq!(
+            pages("6KiB", 0).unwrap_err().to_string(),
+            "cache size 6KiB is not a whole number of 4096 B pages; the nearest sizes are \
+             4KiB (1 page) and 8KiB (2 pages)"
+        );
+        assert!(pages("1.5MiB", 0).is_ok());
+        assert_eq!(CacheSize::parse("6KiB").unwrap().pages(512, 0).unwrap(), 12);
         assert!(pages("1%", 10)
             .unwrap_err()
             .to_string()

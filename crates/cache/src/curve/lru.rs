@@ -549,8 +549,7 @@ impl LruCurve {
             },
             trims: r(self.trims),
             trimmed_resident,
-            io_time_ns: page_reads * self.cfg.cost.t_read_ns
-                + page_writes * self.cfg.cost.t_write_ns,
+            io_time_ns: self.cfg.cost.io_time_ns(page_reads, page_writes),
             ..Metrics::default()
         };
         m.finish_ratios();

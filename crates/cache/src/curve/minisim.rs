@@ -191,8 +191,7 @@ fn scale(m: &Metrics, s: &Sample, c: u32, cost: crate::engine::CostModel) -> Met
         write_ios_at_end: x(m.write_ios_at_end),
         trims,
         trimmed_resident: x(m.trimmed_resident),
-        io_time_ns: (page_reads + pad_reads) * cost.t_read_ns
-            + (page_writes + pad_writes) * cost.t_write_ns,
+        io_time_ns: cost.io_time_ns(page_reads + pad_reads, page_writes + pad_writes),
         block_utilization: m.block_utilization.clone(),
         ..Metrics::default()
     };

@@ -3,7 +3,7 @@
 //! replace their targets only once complete.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use indicatif::ProgressBar;
@@ -15,7 +15,7 @@ use wafer_lab::Experiment;
 
 use super::run_args::RunArgs;
 use super::sim::{flag, lab_error, parse_policy};
-use super::{list, policy_list, refuse_input_as_output};
+use super::{list, policy_list, refuse_input_as_output, refuse_shared_outputs};
 use crate::progress;
 
 /// What a sampled key is.
@@ -169,12 +169,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         exact_head: args.exact_head,
         points: args.points,
     };
-    for out in [&args.csv, &args.parquet, &args.plot, &args.plot_writes]
-        .into_iter()
-        .flatten()
-    {
+    let outputs: Vec<(&str, &Path)> = [
+        ("--csv", &args.csv),
+        ("--parquet", &args.parquet),
+        ("--plot", &args.plot),
+        ("--plot-writes", &args.plot_writes),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+    .collect();
+    for (_, out) in &outputs {
         refuse_input_as_output(out, &[&args.trace])?;
     }
+    refuse_shared_outputs(&outputs)?;
     let at = |key: &str| {
         if key.starts_with("cache_sizes") {
             "--sizes".to_string()

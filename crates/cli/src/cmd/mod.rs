@@ -120,6 +120,21 @@ pub fn refuse_input_as_output(output: &Path, inputs: &[&Path]) -> anyhow::Result
     Ok(())
 }
 
+/// Refuse (usage error) two of a command's `outputs` (option, path) that are one file,
+/// by the rule of [`refuse_input_as_output`]: the second would overwrite the first.
+pub fn refuse_shared_outputs(outputs: &[(&str, &Path)]) -> anyhow::Result<()> {
+    for (i, (fa, a)) in outputs.iter().enumerate() {
+        if let Some((fb, b)) = outputs[i + 1..].iter().find(|(_, b)| same_file(a, b)) {
+            return Err(usage(format!(
+                "{fa} {} and {fb} {} are one file: give each output its own file",
+                a.display(),
+                b.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
         if (ma.dev(), ma.ino()) == (mb.dev(), mb.ino()) {
@@ -129,16 +144,25 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
-/// `p` canonicalised; for a file not there yet, its canonical folder and its name.
+/// `p` canonicalised; for a file not there yet, its canonical folder and its name. A
+/// dangling symlink is followed (as the kernel does, at most 40 links): a write
+/// through it creates the file it names.
 fn resolved(p: &Path) -> Option<PathBuf> {
-    if let Ok(c) = p.canonicalize() {
-        return Some(c);
+    let mut p = p.to_path_buf();
+    for _ in 0..40 {
+        if let Ok(c) = p.canonicalize() {
+            return Some(c);
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        match std::fs::read_link(&p) {
+            Ok(to) => p = dir.join(to),
+            Err(_) => return Some(dir.canonicalize().ok()?.join(p.file_name()?)),
+        }
     }
-    let dir = match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    Some(dir.canonicalize().ok()?.join(p.file_name()?))
+    None
 }
 
 /// `err` with `<doing> <path>: ` in front, unless its message names the file already
@@ -209,5 +233,21 @@ mod tests {
         assert!(refuse_input_as_output(&other, &[&a]).is_ok());
         let missing = dir.path().join("sub/../b.csv");
         assert!(refuse_input_as_output(&missing, &[&a]).is_ok());
+        // A dangling symlink to a missing input names it.
+        let dangling = dir.path().join("d.csv");
+        std::os::unix::fs::symlink("b.csv", &dangling).unwrap();
+        assert!(refuse_input_as_output(&dangling, &[&other]).is_err());
+        let looped = dir.path().join("loop.csv");
+        std::os::unix::fs::symlink("loop.csv", &looped).unwrap();
+        assert!(refuse_input_as_output(&looped, &[&other]).is_ok());
+        // Two outputs, neither there yet, by two spellings of one name.
+        let e = refuse_shared_outputs(&[
+            ("--csv", &other),
+            ("--plot", &a),
+            ("--parquet", &dir.path().join(".").join("b.csv")),
+        ])
+        .unwrap_err();
+        assert!(e.to_string().starts_with("--csv "), "{e}");
+        assert!(refuse_shared_outputs(&[("--csv", &other), ("--plot", &a)]).is_ok());
     }
 }

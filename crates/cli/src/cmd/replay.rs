@@ -4,11 +4,11 @@
 //! percentiles. The work is done by `wafer_replay`; this module parses arguments, draws
 //! progress and prints.
 
-use super::UsageError;
+use super::{refuse_input_as_output, UsageError};
 use crate::progress;
 use std::io::Write;
 use std::path::PathBuf;
-use wafer_replay::{Engine, Options, Report, Stage, Timing};
+use wafer_replay::{Engine, Options, Report, Stage, Timing, DEFAULT_MAX_GAP_S};
 use wafer_trace::reader::GenericSpec;
 use wafer_trace::units::{format_size, parse_page_size, parse_size};
 use wafer_trace::{Format, ReadOptions};
@@ -39,13 +39,14 @@ pub enum Via {
   wafer replay trace.csv --target replay.img --timing trace --speed 10
   wafer replay after.csv --target /dev/sdX --destructive --wrap
   wafer replay after.csv --target replay.img --via fio --queue-depth 8
-Safety: writing to a block device needs --destructive and is refused while it or a
-partition of it is mounted or otherwise in use; a file is not written while it backs
-a loop device, is mounted or is a swap file; a target smaller than the trace's
-addresses is refused unless --wrap; a file target is not created or grown beyond the
-free space of its filesystem (nor beyond half of it or 64 GiB without --allow-large).
-Refusals exit with status 2. Every written page carries an announced pattern (see
-docs/replay.md).")]
+Safety: the target is never the trace or its prepared trace (TRACE.wprep); writing
+to a block device needs --destructive and is refused while it or a partition of it is
+mounted or otherwise in use; a file is not written while it backs a loop device, is
+mounted or is a swap file; a target smaller than the trace's addresses is refused
+unless --wrap; a file target is not created or grown beyond the free space of its
+filesystem (nor beyond half of it or 64 GiB without --allow-large); --timing trace
+refuses a wait above --max-gap. Refusals exit with status 2. Every written page
+carries an announced pattern (see docs/replay.md).")]
 pub struct Args {
     /// The trace (any format wafer reads; after-cache traces of `wafer sim --after`).
     pub trace: PathBuf,
@@ -74,9 +75,14 @@ pub struct Args {
     /// Issue requests as fast as possible, or at the trace's timestamps.
     #[arg(long, value_enum, default_value_t = TimingArg::AsFast)]
     pub timing: TimingArg,
-    /// Speed factor for --timing trace (2 = twice as fast as recorded).
+    /// Speed factor for --timing trace (2 = twice as fast as recorded), from 1e-6 to
+    /// 1e6.
     #[arg(long, default_value_t = 1.0)]
     pub speed: f64,
+    /// Longest wait before one request for --timing trace, seconds after --speed; a
+    /// trace with a longer pause (a corrupt timestamp?) is refused before the first I/O.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_MAX_GAP_S)]
+    pub max_gap: f64,
     /// Page size: requests are replayed as the whole pages they touch.
     #[arg(long, default_value = "4KiB")]
     pub page_size: String,
@@ -137,6 +143,12 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 /// Run `wafer replay`.
 pub fn run(a: Args) -> anyhow::Result<()> {
+    // The trace and the prepared trace kept beside it are inputs: a target that is
+    // either (by any name) would be overwritten by the replay.
+    refuse_input_as_output(
+        &a.target,
+        &[&a.trace, &wafer_lab::prepared::path_of(&a.trace)],
+    )?;
     let page_size = parse_page_size(&a.page_size).map_err(|e| usage(e.to_string()))?;
     let size = a
         .size
@@ -147,6 +159,9 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let given = a.source.read_options()?;
     if a.timing == TimingArg::AsFast && a.speed != 1.0 {
         return Err(usage("--speed applies to --timing trace only"));
+    }
+    if a.timing == TimingArg::AsFast && a.max_gap != DEFAULT_MAX_GAP_S {
+        return Err(usage("--max-gap applies to --timing trace only"));
     }
     let opts = Options {
         page_size,
@@ -165,6 +180,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             Via::Threads => Engine::Threads,
             Via::Fio => Engine::Fio,
         },
+        max_gap_s: a.max_gap,
     };
     let read = match given.format {
         None => after_cache_csv(&a.trace).unwrap_or_default(),

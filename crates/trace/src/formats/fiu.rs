@@ -4,7 +4,8 @@
 //! `ts_ns pid process lba size R/W major minor md5`, blank-separated. lba and size
 //! are 512 B sectors, ts nanoseconds. The process name may itself contain blanks, so
 //! the fields are taken from both ends: two at the front, six at the back.
-//! `major minor` becomes `dev` ([`super::block`]); the content hash is not kept.
+//! `major minor` becomes `dev` ([`super::block`]); the content hash is not kept, but it
+//! must be printable: a control byte there is damage, not a hash.
 
 use super::block::dev_of;
 use super::fields::{dec, dec_u32, expected, fixed, time_ns, words};
@@ -23,7 +24,7 @@ impl LineFormat for Fiu {
             ));
         }
         let (ts, pid) = (f[0], f[1]);
-        let [lba, size, rw, major, minor, _md5] =
+        let [lba, size, rw, major, minor, md5] =
             [f[n - 6], f[n - 5], f[n - 4], f[n - 3], f[n - 2], f[n - 1]];
         let time_ns = time_ns(ts).ok_or_else(|| expected("a timestamp in ns", ts))?;
         dec(pid).ok_or_else(|| expected("a process id", pid))?;
@@ -41,6 +42,9 @@ impl LineFormat for Fiu {
         let maj = dec(major).ok_or_else(|| expected("a major device number", major))?;
         let min = dec(minor).ok_or_else(|| expected("a minor device number", minor))?;
         let dev = dev_of(maj, min)?;
+        if !md5.iter().all(u8::is_ascii_graphic) {
+            return Err(expected("a content hash of printable characters", md5));
+        }
         out.push(Request {
             time_ns,
             offset,

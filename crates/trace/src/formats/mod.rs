@@ -226,11 +226,14 @@ pub(crate) fn open_stream(
             let parser = generic::Generic::new(spec).map_err(Error::Invalid)?;
             Box::new(TextReader::new(stream, parser, meta, skip))
         }
-        Format::Vscsi => match vscsi_version(&head) {
-            Some(2) => Box::new(BinaryReader::new(stream, vscsi::VscsiV2, meta, skip)),
-            // Forced on data of neither version: v1 reports the bad version field.
-            _ => Box::new(BinaryReader::new(stream, vscsi::VscsiV1, meta, skip)),
-        },
+        // Forced on data that shows no evidence of either version: the version fields
+        // decide, and v1 reports a bad one.
+        Format::Vscsi => {
+            match vscsi_version(&head).unwrap_or_else(|| vscsi::version_by_field(&head)) {
+                2 => Box::new(BinaryReader::new(stream, vscsi::VscsiV2, meta, skip)),
+                _ => Box::new(BinaryReader::new(stream, vscsi::VscsiV1, meta, skip)),
+            }
+        }
         Format::OracleGeneral => Box::new(BinaryReader::new(
             stream,
             oracle_general::OracleGeneral,

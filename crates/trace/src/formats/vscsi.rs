@@ -112,6 +112,25 @@ pub(crate) fn looks_like(head: &[u8], layout: Layout) -> bool {
         })
 }
 
+/// The vscsi version of `head` by its version fields alone, for a file given as vscsi
+/// that shows no evidence of either version ([`looks_like`]): 2 when more of its first
+/// 64 records carry a v2 version field than a v1 one, else 1. A v2 file whose clock
+/// steps back, or that starts with commands that move no data, is then read as v2
+/// rather than refused at every record for a v1 version field.
+pub(crate) fn version_by_field(head: &[u8]) -> u8 {
+    let count = |l: Layout| {
+        head.chunks_exact(l.size)
+            .take(64)
+            .filter(|r| r[l.ver_at + 1] == l.ver)
+            .count()
+    };
+    if count(V2) > count(V1) {
+        2
+    } else {
+        1
+    }
+}
+
 /// Where the fields of one vscsi version sit in its record.
 #[derive(Clone, Copy)]
 pub(crate) struct Layout {

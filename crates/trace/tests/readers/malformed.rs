@@ -41,6 +41,13 @@ fn cases() -> Vec<(Format, &'static str, &'static str, &'static str)> {
             "expected R or W, found `X`",
         ),
         (
+            // A NUL in the content hash was accepted: the field is not kept.
+            Format::Fiu,
+            "89966522969723 4270 rpc.mountd 18579576 8 W 6 0 d6c75ba46e82326fefa545b57a12e221\n",
+            "89966527996712 4253 nfsd 508516680 8 W 6 0 b5e9f4e5ab62\0a4fff5313a606b0ad4e3",
+            "expected a content hash of printable characters, found `b5e9f4e5ab62?a4fff5313a606b0ad4e3`",
+        ),
+        (
             Format::Disksim,
             "938513000 4 264719034 16 0\n938828000 3 197570570 16 1\n",
             "938944000 13 93230992 32",

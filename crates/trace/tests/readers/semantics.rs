@@ -134,6 +134,21 @@ fn vscsi_v2_and_oracle_general_records() {
     let (v, _) = read_bytes("t", &v2, &opts(None)).unwrap();
     assert_eq!(v, [req(5000, Op::Write, 0, 77 * 512, 4096)]);
 
+    // A v2 file that fails detection (its clock steps back by more than a second) is
+    // read as v2 when --format vscsi says what it is; it was read as v1 and refused.
+    let mut back = v2.clone();
+    back[24..32].copy_from_slice(&5_000_000u64.to_le_bytes());
+    back.extend_from_slice(&v2);
+    assert!(read_bytes("t", &back, &opts(None)).is_err());
+    let (v, _) = read_bytes("t", &back, &opts(Some(Format::Vscsi))).unwrap();
+    assert_eq!(
+        v,
+        [
+            req(5_000_000_000, Op::Write, 0, 77 * 512, 4096),
+            req(5000, Op::Write, 0, 77 * 512, 4096)
+        ]
+    );
+
     let mut og = Vec::new();
     for (t, id, size, next) in [(7u32, 9u64, 100u32, 2i64), (8, 9, 100, -1)] {
         og.extend_from_slice(&t.to_le_bytes());

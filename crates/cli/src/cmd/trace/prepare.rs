@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use wafer_lab::experiment::TraceDef;
 use wafer_lab::{Access, Experiment};
 
+use crate::cmd::refuse_input_as_output;
 use crate::cmd::run_args::GranularityArg;
 use crate::cmd::sim::{flag, lab_error};
 
@@ -40,6 +41,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     args.source.read_options()?;
     std::fs::File::open(&args.file).map_err(|e| anyhow::anyhow!("{}: {e}", args.file.display()))?;
+    // `TRACE.wprep` is written through a symlink; one to the trace (or a hard link)
+    // would replace the trace with its prepared file.
+    refuse_input_as_output(&wafer_lab::prepared::path_of(&args.file), &[&args.file])?;
     // A plan resolves the format and checksums the file exactly as a run's does, so
     // the prepared file records what a run will compare; the cache options (one
     // policy, one size) are placeholders that do not enter it.
