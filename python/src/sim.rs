@@ -74,6 +74,7 @@ pub(crate) fn experiment(
             report: false,
             series_every: 0,
         },
+        max_cells: None,
     })
 }
 

@@ -32,6 +32,10 @@ pub enum LabError {
         /// What failed.
         msg: String,
     },
+    /// More memory than there is: an allocation refused, or a trace whose prepared
+    /// form would take more than [`crate::bounds::memory_limit`].
+    #[error("{0}")]
+    Memory(String),
     /// Anything else that is inconsistent.
     #[error("{0}")]
     Invalid(String),
