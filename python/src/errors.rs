@@ -1,6 +1,6 @@
 //! Rust errors as Python exceptions carrying wafer's one-line message.
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::PyErr;
 
 pyo3::create_exception!(
@@ -21,11 +21,13 @@ pub fn trace_err(e: wafer_trace::Error) -> PyErr {
 }
 
 /// Experiment errors: configuration mistakes are `ValueError`, an unreadable file
-/// `OSError`, a trace's own errors as [`trace_err`] says, the rest [`WaferError`].
+/// `OSError`, more memory than there is `MemoryError`, a trace's own errors as
+/// [`trace_err`] says, the rest [`WaferError`].
 pub fn lab_err(e: wafer_lab::LabError) -> PyErr {
     match e {
         wafer_lab::LabError::Config { .. } => PyValueError::new_err(e.to_string()),
         wafer_lab::LabError::Io { .. } => PyOSError::new_err(e.to_string()),
+        wafer_lab::LabError::Memory(m) => PyMemoryError::new_err(m),
         wafer_lab::LabError::Trace(t) => trace_err(t),
         other => WaferError::new_err(other.to_string()),
     }

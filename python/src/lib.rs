@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 
 mod curve;
 mod errors;
+mod interrupt;
 mod lab;
 mod malloc;
 mod sim;

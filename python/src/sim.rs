@@ -4,6 +4,7 @@
 
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use wafer_cache::CostModel;
 use wafer_lab::experiment::{option_name, Outputs, TraceDef};
@@ -74,16 +75,18 @@ pub(crate) fn experiment(
             report: false,
             series_every: 0,
         },
+        max_cells: None,
     })
 }
 
 /// Simulate every policy at every cache size (on every device) over the trace at
 /// `path`, decoded once; returns the rows (the objects `wafer sim --json` prints) as
-/// JSON. The GIL is released while the trace is read and simulated.
+/// JSON. The GIL is released while the trace is read and simulated, and Ctrl-C stops
+/// the run within about 100 ms ([`crate::interrupt`]).
 #[pyfunction]
 #[pyo3(signature = (path, policies, caches, block="4MiB", page_size="4KiB", granularity="page",
     warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, mapping=None,
-    devices=Vec::new(), address_map="compact", stream=false, jobs=0))]
+    devices=Vec::new(), address_map="compact", stream=false, jobs=0, max_cells=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -102,8 +105,9 @@ pub fn simulate(
     address_map: &str,
     stream: bool,
     jobs: usize,
+    max_cells: Option<u64>,
 ) -> PyResult<String> {
-    let exp = experiment(
+    let mut exp = experiment(
         path,
         policies,
         caches,
@@ -119,16 +123,17 @@ pub fn simulate(
         address_map,
         stream,
     )?;
-    py.allow_threads(|| {
+    exp.max_cells = max_cells;
+    let stop = Arc::new(AtomicBool::new(false));
+    let opts = RunOptions {
+        out: None,
+        jobs,
+        stop: Arc::clone(&stop),
+        ..RunOptions::default()
+    };
+    crate::interrupt::run(py, stop, move || {
         let plan = exp.plan_as(&option_name, Path::new("")).map_err(lab_err)?;
         let study = Arc::new(GridStudy::new(plan, None));
-        let opts = RunOptions {
-            out: None,
-            jobs,
-            stop: Arc::default(),
-            shared: false,
-            keep_going: false,
-        };
         let run = wafer_lab::study::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
         let rows: Vec<serde_json::Map<String, serde_json::Value>> = run
             .results

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from os import PathLike
 from typing import Any, Literal
 
-from . import _wafer
-from .sim import Size, _list, _size
+from . import _args, _wafer
+from .sim import Size
 from .trace import Trace
 
 
@@ -58,23 +58,23 @@ def curve(
         format = format or trace.format
         trace = trace.path
     text = _wafer.curve(
-        str(trace),
-        _list(policy),
-        methods=[] if method is None else _list(method),
-        rate=rate,
-        max_keys=max_keys,
-        sample_unit=sample_unit,
-        seed=seed,
-        exact_head=exact_head,
-        points=points,
-        sizes=[] if sizes is None else _list(sizes, size=True),
-        block=_size(block),
-        page_size=_size(page_size),
-        granularity=granularity,
-        warmup=warmup,
-        write_miss_fetch=write_miss_fetch,
-        flush_at_end=flush_at_end,
-        format=format,
+        _args.path("trace", trace),
+        _args.texts("policy", policy),
+        methods=[] if method is None else _args.texts("method", method),
+        rate=_args.optional_real("rate", rate),
+        max_keys=_args.optional_integer("max_keys", max_keys),
+        sample_unit=_args.optional_text("sample_unit", sample_unit),
+        seed=_args.integer("seed", seed),
+        exact_head=_args.optional_integer("exact_head", exact_head),
+        points=_args.integer("points", points),
+        sizes=[] if sizes is None else _args.sizes("sizes", sizes),
+        block=_args.size("block", block),
+        page_size=_args.size("page_size", page_size),
+        granularity=_args.text("granularity", granularity),
+        warmup=_args.integer("warmup", warmup),
+        write_miss_fetch=_args.flag("write_miss_fetch", write_miss_fetch),
+        flush_at_end=_args.flag("flush_at_end", flush_at_end),
+        format=_args.optional_text("format", format),
         mapping=None if mapping is None else json.dumps(mapping),
     )
     rows = json.loads(text)

@@ -9,7 +9,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any, Literal
 
-from . import _wafer
+from . import _args, _wafer
 
 
 def default_out(experiment: str | PathLike[str]) -> str:
@@ -39,7 +39,7 @@ def run_experiment(
     """
     out = str(out) if out is not None else default_out(path)
     if backend == "local":
-        _wafer.run_local(str(path), out, jobs=jobs)
+        _wafer.run_local(_args.path("path", path), out, jobs=_args.integer("jobs", jobs))
     elif backend == "dask":
         from .dask_run import run
 

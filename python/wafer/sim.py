@@ -7,22 +7,11 @@ from collections.abc import Sequence
 from os import PathLike
 from typing import Any, Literal
 
-from . import _wafer
+from . import _args, _wafer
 from .trace import Trace
 
 Size = str | int
 """A size: a string (``"16MiB"``, ``"4096p"``, ``"5%"``) or an int of bytes."""
-
-
-def _size(s: Size) -> str:
-    if isinstance(s, bool) or not isinstance(s, (str, int)):
-        raise TypeError(f"size {s!r}: expected a string such as '16MiB' or an int of bytes")
-    return str(s)
-
-
-def _list(v: Any, size: bool = False) -> list[str]:
-    items = [v] if isinstance(v, (str, int)) else list(v)
-    return [_size(x) if size else str(x) for x in items]
 
 
 def simulate(
@@ -42,6 +31,7 @@ def simulate(
     address_map: Literal["compact", "wrap", "refuse"] = "compact",
     stream: bool = False,
     jobs: int = 0,
+    max_cells: int | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see :func:`policies`) with a
     cache of ``cache`` (``"16MiB"``, ``"4096p"``, ``"5%"`` of the footprint, or an int
@@ -62,32 +52,38 @@ def simulate(
     capacity is an error); rows say which (``address_map``) and how many operations
     it moved (``ftl_remapped_ops``). ``mapping`` reads a custom text trace: the keys of an
     experiment file's ``mapping`` table (``{"offset_col": 3, "units": "sectors", ...}``,
-    docs/formats.md). The GIL is released while the core runs.
+    docs/formats.md). ``jobs`` above the cores runs one per core (with a note on
+    stderr); a grid of more than 100,000 runs is refused unless ``max_cells`` allows
+    it. Sizes and counts may be NumPy integers, other types raise :class:`TypeError`
+    naming the keyword. The GIL is released while the core runs, and Ctrl-C stops it
+    within about 100 ms (:class:`KeyboardInterrupt`); a trace that would not fit in
+    memory raises :class:`MemoryError` (``stream=True`` reads it without holding it).
     """
     if isinstance(trace, Trace):
         format = format or trace.format
         trace = trace.path
     single = (
         isinstance(policy, str)
-        and isinstance(cache, (str, int))
+        and (isinstance(cache, str) or _args._is_int(cache))
         and (device is None or isinstance(device, str))
     )
     text = _wafer.simulate(
-        str(trace),
-        _list(policy),
-        _list(cache, size=True),
-        block=_size(block),
-        page_size=_size(page_size),
-        granularity=granularity,
-        warmup=warmup,
-        write_miss_fetch=write_miss_fetch,
-        flush_at_end=flush_at_end,
-        format=format,
+        _args.path("trace", trace),
+        _args.texts("policy", policy),
+        _args.sizes("cache", cache),
+        block=_args.size("block", block),
+        page_size=_args.size("page_size", page_size),
+        granularity=_args.text("granularity", granularity),
+        warmup=_args.integer("warmup", warmup),
+        write_miss_fetch=_args.flag("write_miss_fetch", write_miss_fetch),
+        flush_at_end=_args.flag("flush_at_end", flush_at_end),
+        format=_args.optional_text("format", format),
         mapping=None if mapping is None else json.dumps(mapping),
-        devices=[] if device is None else _list(device),
-        address_map=address_map,
-        stream=stream,
-        jobs=jobs,
+        devices=[] if device is None else _args.texts("device", device),
+        address_map=_args.text("address_map", address_map),
+        stream=_args.flag("stream", stream),
+        jobs=_args.integer("jobs", jobs),
+        max_cells=_args.optional_integer("max_cells", max_cells),
     )
     rows = json.loads(text)
     return rows[0] if single else rows

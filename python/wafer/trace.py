@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _wafer
+from . import _args, _wafer
 
 #: Columns of a batch and their dtypes.
 COLUMNS: dict[str, type] = {
@@ -34,17 +34,20 @@ class Trace:
     def __init__(
         self, path: str | PathLike[str], format: str | None = None, *, skip_invalid: bool = False
     ) -> None:
-        self.path = str(path)
-        self.format = format
-        self.skip_invalid = skip_invalid
+        self.path = _args.path("path", path)
+        self.format = _args.optional_text("format", format)
+        self.skip_invalid = _args.flag("skip_invalid", skip_invalid)
         # Open once now so that a missing file or unknown format fails here.
-        _wafer.TraceReader(self.path, format=format, skip_invalid=skip_invalid, batch_size=1)
+        _wafer.TraceReader(
+            self.path, format=self.format, skip_invalid=self.skip_invalid, batch_size=1
+        )
 
     def __repr__(self) -> str:
         return f"Trace({self.path!r}, format={self.format!r})"
 
     def batches(self, size: int = 65536) -> Iterator[dict[str, np.ndarray]]:
         """Stream the requests in batches of at most ``size`` (the last may be shorter)."""
+        size = _args.integer("size", size)
         if size < 1:
             raise ValueError(f"batch size must be positive, got {size}")
         return _wafer.TraceReader(
@@ -65,7 +68,10 @@ class Trace:
         """The report of ``wafer trace info --json``: request counts and bytes per
         operation, footprint in ``page_size`` pages, sizes, inter-arrival times, ..."""
         text = _wafer.trace_info(
-            self.path, format=self.format, skip_invalid=self.skip_invalid, page_size=page_size
+            self.path,
+            format=self.format,
+            skip_invalid=self.skip_invalid,
+            page_size=_args.integer("page_size", page_size),
         )
         return json.loads(text)
 

@@ -26,6 +26,28 @@ pub enum SimError {
     /// indexes (2^32 - 1); such a trace must be streamed.
     #[error("trace has too many {0} to prepare in memory (limit 2^32-1); stream it instead")]
     TooLarge(&'static str),
+    /// Preparing the trace would take more memory than the caller allows; checked
+    /// as it grows, before each request is expanded, so no more than about that much
+    /// is ever taken.
+    #[error(
+        "preparing the trace in memory would take more than the limit of {} (about {} at page access {events}, with up to {pages} distinct pages)",
+        wafer_trace::units::format_size(*limit),
+        wafer_trace::units::format_size(*needed)
+    )]
+    OverMemory {
+        /// Bytes needed so far.
+        needed: u64,
+        /// Bytes allowed.
+        limit: u64,
+        /// Page accesses (events) so far.
+        events: u64,
+        /// Distinct pages so far, at most.
+        pages: u64,
+    },
+    /// An allocation of this many bytes the system refused, reported rather than
+    /// aborting the process (which, in the Python extension, is the interpreter).
+    #[error("out of memory (could not allocate {0} bytes)")]
+    OutOfMemory(u64),
     /// A prepared trace file that cannot be used: damaged, truncated or not one.
     #[error("{}: {msg}", path.display())]
     PreparedFile {

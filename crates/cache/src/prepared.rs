@@ -72,13 +72,42 @@ struct Builder {
     dens: Densifier,
     /// Page keys of the batch being added, in order.
     batch_keys: Vec<u64>,
+    /// Bytes the trace may take ([`prepared_bytes`]).
+    limit: u64,
+}
+
+/// Bytes a trace of `events` events, `requests` requests and `pages` distinct pages
+/// takes while it is prepared: its arrays (9 bytes per event, 8 per request, 8 per
+/// distinct page) and the densifier's table. A lower bound: arrays that grow by
+/// doubling may hold up to twice their length for a while.
+pub fn prepared_bytes(events: u64, requests: u64, pages: u64) -> u64 {
+    events
+        .saturating_mul(9)
+        .saturating_add(requests.saturating_mul(8))
+        .saturating_add(pages.saturating_mul(8))
+        .saturating_add(Densifier::bytes_for(
+            usize::try_from(pages).unwrap_or(usize::MAX),
+        ))
+}
+
+/// Grow `v` by `additional` (amortised, as `push` would), with a failed allocation
+/// an error: the bytes asked for.
+fn grow<T>(v: &mut Vec<T>, additional: usize) -> Result<(), SimError> {
+    v.try_reserve(additional).map_err(|_| {
+        let want = v.len().saturating_add(additional).max(2 * v.capacity());
+        SimError::OutOfMemory((want as u64).saturating_mul(std::mem::size_of::<T>() as u64))
+    })
 }
 
 /// How many keys ahead the densifier's slot is prefetched.
 const DENSIFY_AHEAD: usize = 16;
 
+/// Keys expanded before they are densified: enough for the prefetches to overlap,
+/// few enough that the distinct pages counted lag little behind the events.
+const DENSIFY_BATCH: usize = 1 << 16;
+
 impl Builder {
-    fn new(granularity: Granularity) -> Self {
+    fn new(granularity: Granularity, limit: u64) -> Self {
         Builder {
             t: Growing {
                 granularity,
@@ -91,25 +120,53 @@ impl Builder {
             },
             dens: Densifier::new(),
             batch_keys: Vec::new(),
+            limit,
         }
     }
 
-    /// Add a batch of requests: first expand them into page keys, then densify the
-    /// keys with the densifier's slot prefetched `DENSIFY_AHEAD` keys ahead, so the
-    /// cache misses of the lookups overlap.
+    /// Refuse to grow to `events` events and `requests` requests, of which the keys
+    /// of `pending` events are not densified yet (each may be a new page), when that
+    /// takes more than the limit.
+    fn check(&self, events: u64, requests: u64, pending: u64) -> Result<(), SimError> {
+        let pages = self.dens.len() as u64 + pending;
+        let needed = prepared_bytes(events, requests, pages).saturating_add(pending * 8);
+        if needed > self.limit {
+            return Err(SimError::OverMemory {
+                needed,
+                limit: self.limit,
+                events,
+                pages,
+            });
+        }
+        Ok(())
+    }
+
+    /// Add a batch of requests: expand them into page keys, densifying the keys
+    /// every [`DENSIFY_BATCH`] of them with the densifier's slot prefetched
+    /// `DENSIFY_AHEAD` keys ahead, so the cache misses of the lookups overlap.
+    ///
+    /// Every array grows fallibly and within the limit, checked before a request is
+    /// expanded: a request of a few bytes on disk can stand for millions of pages.
     fn push_batch(&mut self, batch: &[Request]) -> Result<(), SimError> {
-        let t = &mut self.t;
-        let keys = &mut self.batch_keys;
-        keys.clear();
         for r in batch {
+            let t = &self.t;
             let ri = u32::try_from(t.times.len())
                 .ok()
                 .filter(|&i| i != u32::MAX)
                 .ok_or(SimError::TooLarge("requests"))?;
             let n = t.granularity.count(r);
-            if t.pages.len() as u64 + keys.len() as u64 + n >= u64::from(u32::MAX) {
+            let pending = self.batch_keys.len() as u64 + n;
+            let events = t.pages.len() as u64 + pending;
+            if events >= u64::from(u32::MAX) {
                 return Err(SimError::TooLarge("page accesses"));
             }
+            self.check(events, t.times.len() as u64 + 1, pending)?;
+            let k = n as usize;
+            let (t, keys) = (&mut self.t, &mut self.batch_keys);
+            grow(&mut t.times, 1)?;
+            grow(keys, k)?;
+            grow(&mut t.ops, k)?;
+            grow(&mut t.req, k)?;
             t.times.push(r.time_ns);
             let (ops, req) = (&mut t.ops, &mut t.req);
             t.granularity.for_each_key(r, |key| {
@@ -120,17 +177,29 @@ impl Builder {
             if r.op != Op::Trim {
                 t.accesses += n;
             }
+            if self.batch_keys.len() >= DENSIFY_BATCH {
+                self.densify()?;
+            }
         }
+        self.densify()
+    }
+
+    /// Densify the keys expanded so far.
+    fn densify(&mut self) -> Result<(), SimError> {
+        let (t, keys) = (&mut self.t, &self.batch_keys);
+        grow(&mut t.pages, keys.len())?;
         for (i, &key) in keys.iter().enumerate() {
             if let Some(&ahead) = keys.get(i + DENSIFY_AHEAD) {
                 self.dens.prefetch(ahead);
             }
-            let id = self.dens.id(key);
+            let id = self.dens.try_id(key).map_err(SimError::OutOfMemory)?;
             if id as usize == t.keys.len() {
+                grow(&mut t.keys, 1)?;
                 t.keys.push(key);
             }
             t.pages.push(id);
         }
+        self.batch_keys.clear();
         Ok(())
     }
 
@@ -165,7 +234,18 @@ impl PreparedTrace {
         reader: &mut dyn RequestReader,
         progress: &mut dyn FnMut(u64),
     ) -> Result<PreparedTrace, SimError> {
-        let mut b = Builder::new(granularity);
+        Self::read_within(granularity, reader, progress, u64::MAX)
+    }
+
+    /// [`PreparedTrace::read`], refusing ([`SimError::OverMemory`]) once the trace
+    /// would take more than `limit` bytes ([`prepared_bytes`]).
+    pub fn read_within(
+        granularity: Granularity,
+        reader: &mut dyn RequestReader,
+        progress: &mut dyn FnMut(u64),
+        limit: u64,
+    ) -> Result<PreparedTrace, SimError> {
+        let mut b = Builder::new(granularity, limit);
         let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let mut n = 0u64;
         while reader.read_batch(&mut batch)? {
@@ -181,7 +261,7 @@ impl PreparedTrace {
         granularity: Granularity,
         requests: impl IntoIterator<Item = &'a Request>,
     ) -> Result<PreparedTrace, SimError> {
-        let mut b = Builder::new(granularity);
+        let mut b = Builder::new(granularity, u64::MAX);
         let requests: Vec<Request> = requests.into_iter().copied().collect();
         for chunk in requests.chunks(wafer_trace::reader::BATCH) {
             b.push_batch(chunk)?;

@@ -42,15 +42,30 @@ pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> 
 pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
     let (t, format) = &plan.traces[ti];
     let mut reader = t.open(*format)?;
-    PreparedTrace::read(plan.granularity(), reader.as_mut(), &mut |_| {}).map_err(|e| {
-        let hint = match e {
-            wafer_cache::SimError::TooLarge(_) => {
-                " (stream it instead: `stream = true`, wafer sim --stream)"
-            }
-            _ => "",
-        };
-        LabError::Invalid(about(&t.source(), format!("{e}{hint}")))
-    })
+    let limit = crate::bounds::memory_limit();
+    PreparedTrace::read_within(plan.granularity(), reader.as_mut(), &mut |_| {}, limit)
+        .map_err(|e| prepare_error(&t.source(), e))
+}
+
+/// An error of preparing `source`, with how to proceed when it is too large.
+pub(crate) fn prepare_error(source: &str, e: wafer_cache::SimError) -> LabError {
+    use wafer_cache::SimError;
+    const STREAM: &str = "stream it instead: wafer sim --stream, `stream = true` in an experiment file, stream=True in Python";
+    match e {
+        SimError::TooLarge(_) => LabError::Invalid(about(source, format!("{e} ({STREAM})"))),
+        SimError::OverMemory { .. } => LabError::Memory(about(
+            source,
+            format!(
+                "{e}; {STREAM}, or set {}=SIZE where more memory is available",
+                crate::bounds::MEMORY_ENV
+            ),
+        )),
+        // As the `wafer` binary's allocator words it, the trace named after.
+        SimError::OutOfMemory(bytes) => LabError::Memory(format!(
+            "out of memory (could not allocate {bytes} bytes preparing {source}; {STREAM})"
+        )),
+        e => LabError::Invalid(about(source, e.to_string())),
+    }
 }
 
 /// `msg` about `source`, naming it once (reader errors name their file already).

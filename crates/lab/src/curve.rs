@@ -17,6 +17,7 @@ use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleU
 use wafer_cache::{Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
 use wafer_trace::Granularity;
 
+use crate::bounds::MAX_CURVE_POINTS;
 use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::spec::Access;
@@ -120,6 +121,35 @@ impl Watch for crate::study::Quiet {
     fn end(&self) {}
 }
 
+/// Refuse more sizes than [`MAX_CURVE_POINTS`] before anything is computed, with
+/// the memory their rows would take: `--points 4e9` once asked for 16 GB of sizes
+/// before reading the trace.
+fn check_points(
+    exp: &Experiment,
+    opts: &CurveOptions,
+    err: &dyn Fn(&str, String) -> LabError,
+) -> Result<(), LabError> {
+    let (key, n) = if exp.cache_sizes.is_empty() {
+        ("points", opts.points as u64)
+    } else {
+        ("cache_sizes", exp.cache_sizes.len() as u64)
+    };
+    if n <= MAX_CURVE_POINTS {
+        return Ok(());
+    }
+    let curves = (exp.policies.len() * opts.methods.len().max(1)) as u64;
+    let row = std::mem::size_of::<CurveRow>() as u64;
+    let bytes = n.saturating_mul(curves.saturating_mul(row).saturating_add(4));
+    Err(err(
+        key,
+        format!(
+            "{n} sizes would take at least {} for their rows ({curves} curve(s) x {row} B per size); \
+             at most {MAX_CURVE_POINTS} sizes (no curve needs more: sizes beyond the trace's distinct pages repeat)",
+            wafer_trace::units::format_size(bytes)
+        ),
+    ))
+}
+
 /// The curves `opts` asks for of `exp`'s one trace, every policy, at `exp`'s sizes
 /// (or `opts.points` log-spaced sizes when it gives none). `at(key)` names an option
 /// in errors, as [`Experiment::settings_as`] does: refused options are
@@ -135,7 +165,10 @@ pub fn compute(
         return Err(err("traces", "a curve is of one trace".into()));
     };
     let sizes_given = !exp.cache_sizes.is_empty();
+    check_points(exp, opts, &err)?;
     let mut exp = exp.clone();
+    // The curve's own bound on its sizes stands for the grid's on its cells.
+    exp.max_cells = Some(u64::MAX);
     if !sizes_given {
         // The curve's largest size (the footprint) stands for the sizes drawn later.
         exp.cache_sizes = vec!["100%".into()];
@@ -179,8 +212,13 @@ pub fn compute(
             Some(t) => Some(t),
             None => {
                 watch.begin("reading trace", reader.meta().requests);
-                let t = PreparedTrace::read(granularity, reader.as_mut(), &mut |n| watch.at(n))
-                    .map_err(sim)?;
+                let t = PreparedTrace::read_within(
+                    granularity,
+                    reader.as_mut(),
+                    &mut |n| watch.at(n),
+                    crate::bounds::memory_limit(),
+                )
+                .map_err(|e| crate::compute::prepare_error(&trace.source(), e))?;
                 watch.end();
                 Some(t)
             }

@@ -36,6 +36,10 @@ pub enum LabError {
     /// that is an input, a file wafer did not write, a folder another run holds.
     #[error("{0}")]
     Refused(String),
+    /// More memory than there is: an allocation refused, or a trace whose prepared
+    /// form would take more than [`crate::bounds::memory_limit`].
+    #[error("{0}")]
+    Memory(String),
     /// Anything else that is inconsistent.
     #[error("{0}")]
     Invalid(String),

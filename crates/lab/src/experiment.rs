@@ -18,6 +18,7 @@
 //!   since mobile traces span more than a 16 GiB card but touch fewer blocks; `wrap`
 //!   folds pages modulo the capacity, `refuse` stops at the first page beyond it).
 
+use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
@@ -339,6 +340,10 @@ pub struct Experiment {
     /// Outputs.
     #[serde(default)]
     pub outputs: Outputs,
+    /// The most cells the grid may have (default [`crate::bounds::MAX_CELLS`]): a
+    /// larger grid is refused before anything is read or listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cells: Option<u64>,
 }
 
 fn page_size() -> String {
@@ -503,6 +508,18 @@ pub fn checksum(path: &Path) -> Result<String, LabError> {
     Ok(format!("{:016x}", h.digest()))
 }
 
+/// A cache size as a hash key: equal keys for equal sizes (a share of the footprint
+/// by the bits of its value, which parsing leaves positive and finite).
+type SizeKey = (u8, u64);
+
+fn size_key(s: CacheSize) -> SizeKey {
+    match s {
+        CacheSize::Bytes(b) => (0, b),
+        CacheSize::Pages(p) => (1, p),
+        CacheSize::Fraction(f) => (2, f.to_bits()),
+    }
+}
+
 /// `list` parsed, each size once; `at(i)` says where entry `i` came from.
 fn parse_sizes(
     list: &[String],
@@ -510,17 +527,21 @@ fn parse_sizes(
     at: &dyn Fn(usize) -> String,
 ) -> Result<Vec<(String, CacheSize)>, LabError> {
     let err = |i: usize, msg: String| LabError::Config { at: at(i), msg };
-    let mut sizes: Vec<(String, CacheSize)> = Vec::new();
+    let mut sizes: Vec<(String, CacheSize)> = Vec::with_capacity(list.len());
+    // Hashed, so that a long list is checked in linear time.
+    let mut seen: HashMap<SizeKey, usize> = HashMap::with_capacity(list.len());
     for (i, c) in list.iter().enumerate() {
         let s = CacheSize::parse(c).map_err(|e| err(i, e.to_string()))?;
-        if let Some((first, _)) = sizes.iter().find(|(_, t)| *t == s) {
+        if let Some(&first) = seen.get(&size_key(s)) {
             return Err(err(
                 i,
                 format!(
-                    "cache size `{c}` is given twice (the same as `{first}`); each run would be computed twice"
+                    "cache size `{c}` is given twice (the same as `{}`); each run would be computed twice",
+                    sizes[first].0
                 ),
             ));
         }
+        seen.insert(size_key(s), sizes.len());
         // Bytes and pages are checked here; a share of the footprint once the
         // trace's footprint is known.
         if !s.needs_footprint() {
@@ -559,7 +580,51 @@ impl Experiment {
             workers: 0,
             stream: false,
             outputs: Outputs::default(),
+            max_cells: None,
         }
+    }
+
+    /// Cells of the grid, from the lengths of its lists alone (each entry is checked
+    /// to be distinct later, so none is counted twice): traces x policies (`"all"`
+    /// counted as every policy) x each trace's sizes x devices.
+    pub fn cell_count(&self) -> u64 {
+        let policies: u64 = self
+            .policies
+            .iter()
+            .map(|p| {
+                if p.eq_ignore_ascii_case("all") {
+                    wafer_cache::registry::POLICIES.len() as u64
+                } else {
+                    1
+                }
+            })
+            .sum();
+        let sizes: u64 = self
+            .traces
+            .iter()
+            .map(|t| t.cache_sizes.as_ref().unwrap_or(&self.cache_sizes).len() as u64)
+            .sum();
+        let devices = self.devices.len().max(1) as u64;
+        sizes.saturating_mul(policies).saturating_mul(devices)
+    }
+
+    /// Refuse a grid of more cells than `max_cells` allows, before its lists are
+    /// parsed or its traces read.
+    fn check_cell_count(&self, at: &dyn Fn(&str) -> String) -> Result<(), LabError> {
+        let n = self.cell_count();
+        let limit = self.max_cells.unwrap_or(crate::bounds::MAX_CELLS);
+        if n <= limit {
+            return Ok(());
+        }
+        Err(LabError::Config {
+            at: at("max_cells"),
+            msg: format!(
+                "the grid has {n} cells (traces x policies x cache sizes x devices), more than the limit of {limit}; \
+                 each cell takes about 2 KB before the first one runs (about {} here); \
+                 to run it anyway, raise the limit to {n} (--max-cells {n}, max_cells = {n} in an experiment file, max_cells={n} in Python)",
+                wafer_trace::units::format_size(n.saturating_mul(2048))
+            ),
+        })
     }
 
     /// Read and validate `path`.
@@ -610,6 +675,7 @@ impl Experiment {
         if self.traces.is_empty() {
             return Err(err("traces".into(), "at least one trace is needed".into()));
         }
+        self.check_cell_count(at)?;
         let settings = self.settings_as(at, base)?;
         // Traces last: a refused description never depends on a file's contents.
         let mut traces = Vec::new();
@@ -701,6 +767,11 @@ impl Experiment {
         // Each trace's sizes as indices into one list: the experiment's first, then
         // the traces' own in order of appearance.
         let common: Vec<usize> = (0..sizes.len()).collect();
+        let mut index: HashMap<SizeKey, usize> = sizes
+            .iter()
+            .enumerate()
+            .map(|(k, (_, s))| (size_key(*s), k))
+            .collect();
         let mut trace_sizes = Vec::new();
         for (i, (t, _)) in traces.iter().enumerate() {
             let Some(own) = &t.cache_sizes else {
@@ -716,11 +787,12 @@ impl Experiment {
             let parsed = parse_sizes(own, page_size, &|j| {
                 at(&format!("traces[{i}].cache_sizes[{j}]"))
             })?;
-            let mut idx = Vec::new();
+            let mut idx = Vec::with_capacity(parsed.len());
             for (text, s) in parsed {
-                match sizes.iter().position(|(_, t)| *t == s) {
-                    Some(k) => idx.push(k),
+                match index.get(&size_key(s)) {
+                    Some(&k) => idx.push(k),
                     None => {
+                        index.insert(size_key(s), sizes.len());
                         sizes.push((text, s));
                         idx.push(sizes.len() - 1);
                     }
@@ -767,7 +839,7 @@ impl Experiment {
                 "at least one cache size is needed".into(),
             ));
         }
-        let mut policies = Vec::new();
+        let mut policies: Vec<(String, PolicySpec)> = Vec::new();
         // `"all"` stands for every registered policy with its default parameters.
         let names: Vec<(usize, String)> = self
             .policies
@@ -784,13 +856,13 @@ impl Experiment {
                 }
             })
             .collect();
+        // Labels hashed, so that a long list is checked in linear time.
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(names.len());
         for (i, p) in &names {
             let spec =
                 PolicySpec::parse(p).map_err(|e| err(format!("policies[{i}]"), e.to_string()))?;
-            if let Some((first, _)) = policies
-                .iter()
-                .find(|(_, q): &&(String, PolicySpec)| q.label() == spec.label())
-            {
+            if let Some(&k) = seen.get(&spec.label()) {
+                let first = &policies[k].0;
                 return Err(err(
                     format!("policies[{i}]"),
                     format!(
@@ -798,6 +870,7 @@ impl Experiment {
                     ),
                 ));
             }
+            seen.insert(spec.label(), policies.len());
             policies.push((p.clone(), spec));
         }
         let page = match self.access {
@@ -1113,6 +1186,65 @@ mod tests {
             .to_string();
         assert!(
             e.starts_with("exp.toml: outputs.figures[0]: unknown figure"),
+            "{e}"
+        );
+    }
+
+    fn sizes(n: usize) -> Vec<String> {
+        (1..=n).map(|i| format!("{i}p")).collect()
+    }
+
+    #[test]
+    fn a_grid_beyond_the_cell_limit_is_refused_up_front() {
+        // 3 policies x 50,000 sizes x 1 device: refused before a size is parsed or
+        // the trace looked at (the path does not exist).
+        let mut exp = Experiment::new(
+            "t",
+            vec![TraceDef::file("/no/such/trace.wtr".into())],
+            vec!["lru".into(), "clock".into(), "arc".into()],
+            sizes(50_000),
+        );
+        let e = exp.clone().plan("exp.toml", Path::new("/")).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("exp.toml: max_cells: the grid has 150000 cells"),
+            "{msg}"
+        );
+        assert!(msg.contains("more than the limit of 100000"), "{msg}");
+        assert!(msg.contains("max_cells = 150000"), "{msg}");
+        // Raised, the grid is planned (and the trace looked for).
+        exp.max_cells = Some(150_000);
+        let e = exp.plan("exp.toml", Path::new("/")).unwrap_err();
+        assert!(e.to_string().contains("no such file"), "{e}");
+    }
+
+    #[test]
+    fn a_long_size_list_is_checked_for_duplicates_in_linear_time() {
+        // Formerly quadratic: 10^7 cells ran for minutes before the first one.
+        let mut list = sizes(200_000);
+        list.push("2p".into());
+        let exp = Experiment::new("t", Vec::new(), vec!["lru".into()], list);
+        let t0 = std::time::Instant::now();
+        let Err(e) = exp.settings_as(&|k| k.to_string(), Path::new("/")) else {
+            panic!("a duplicate is refused");
+        };
+        assert_eq!(
+            e.to_string(),
+            "cache_sizes[200000]: cache size `2p` is given twice (the same as `2p`); each run would be computed twice"
+        );
+        assert!(t0.elapsed().as_secs() < 10, "{:?}", t0.elapsed());
+    }
+
+    #[test]
+    fn a_duplicate_policy_names_its_first() {
+        let list = ["clock:insert_ref=1", "lru", "clock:insert_ref=1"].map(String::from);
+        let exp = Experiment::new("t", Vec::new(), list.to_vec(), vec!["1p".into()]);
+        let e = exp
+            .settings_as(&|k| k.to_string(), Path::new("/"))
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("policies[2]: policy `clock:insert_ref=1` is given twice (the same as `clock:insert_ref=1`)"),
             "{e}"
         );
     }

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod apu;
+pub mod bounds;
 pub mod claims;
 pub mod compute;
 pub mod curve;

@@ -99,7 +99,7 @@ pub struct RunOptions {
     /// Output folder: finished cells are stored under `<out>/cells/`. `None` keeps
     /// results in memory only (`wafer sim`, the Python `simulate`).
     pub out: Option<PathBuf>,
-    /// Worker threads (0 = all cores).
+    /// Worker threads (0 = all cores; more than the cores run as many as the cores).
     pub jobs: usize,
     /// Set to stop early.
     pub stop: Arc<AtomicBool>,
@@ -130,12 +130,10 @@ impl RunOptions {
         }
     }
 
-    /// The worker count `jobs` resolves to (0 = all cores).
+    /// The worker count `jobs` resolves to (0 = all cores; at most one per core,
+    /// [`crate::bounds::workers`]).
     pub fn workers(&self) -> usize {
-        match self.jobs {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            j => j,
-        }
+        crate::bounds::workers(self.jobs).0
     }
 }
 
@@ -216,7 +214,10 @@ pub fn run<S: Study + Send + 'static>(
         .collect();
     let todo: Vec<usize> = (0..cells.len()).filter(|&i| have[i].is_none()).collect();
     let reused = cells.len() - todo.len();
-    let jobs = opts.workers();
+    let (jobs, capped) = crate::bounds::workers(opts.jobs);
+    if let Some(note) = capped {
+        eprintln!("wafer: note: {note}");
+    }
     obs.start(cells.len(), todo.len());
 
     // One shared input per group with missing cells, in group order.

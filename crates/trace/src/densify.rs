@@ -45,6 +45,11 @@ impl Densifier {
         d
     }
 
+    /// Bytes held for `n` distinct keys: the table (16 per slot) and the key list.
+    pub fn bytes_for(n: usize) -> u64 {
+        Self::slots_for(n) as u64 * std::mem::size_of::<Slot>() as u64 + 8 * n as u64
+    }
+
     /// Slots for `n` keys at a load factor of at most 3/4 (at least 1024).
     fn slots_for(n: usize) -> usize {
         (n.saturating_mul(4) / 3 + 1).next_power_of_two().max(1024)
@@ -59,6 +64,31 @@ impl Densifier {
     /// A table of `n` slots (a power of two) holding every key seen.
     fn rebuild(&mut self, n: usize) {
         self.slots = vec![Slot { key: 0, id: EMPTY }; n];
+        self.rebuild_in_place();
+    }
+
+    /// [`Densifier::rebuild`], with a failed allocation an error: the bytes asked for.
+    fn try_rebuild(&mut self, n: usize) -> Result<(), u64> {
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(n)
+            .map_err(|_| (n * std::mem::size_of::<Slot>()) as u64)?;
+        slots.resize(n, Slot { key: 0, id: EMPTY });
+        self.slots = slots;
+        self.rebuild_in_place();
+        Ok(())
+    }
+
+    /// The table size to grow to when a new key would load it beyond 3/4, if so.
+    #[inline(always)]
+    fn growth(&self) -> Option<usize> {
+        (self.keys.len() * 4 >= self.slots.len() * 3)
+            .then(|| Self::slots_for(self.keys.len() + 1).max(self.slots.len() * 2))
+    }
+
+    /// Put every key seen into `slots` (empty, a power of two long).
+    fn rebuild_in_place(&mut self) {
+        let n = self.slots.len();
         self.shift = 64 - n.trailing_zeros();
         let mask = n - 1;
         for (id, &key) in self.keys.iter().enumerate() {
@@ -77,9 +107,31 @@ impl Densifier {
     /// of 4 KiB pages).
     #[inline]
     pub fn id(&mut self, key: u64) -> u32 {
-        if self.keys.len() * 4 >= self.slots.len() * 3 {
-            self.rebuild(Self::slots_for(self.keys.len() + 1).max(self.slots.len() * 2));
+        if let Some(n) = self.growth() {
+            self.rebuild(n);
         }
+        self.find_or_insert(key)
+    }
+
+    /// [`Densifier::id`], with a failed allocation (the table or the key list
+    /// growing) an error, the bytes asked for, rather than an abort: for callers
+    /// that hold a whole trace's keys, where running out of memory is a likely
+    /// outcome to report.
+    #[inline]
+    pub fn try_id(&mut self, key: u64) -> Result<u32, u64> {
+        if let Some(n) = self.growth() {
+            self.try_rebuild(n)?;
+        }
+        let len = self.keys.len();
+        if len == self.keys.capacity() && self.keys.try_reserve(1).is_err() {
+            return Err(8 * (2 * len as u64).max(4));
+        }
+        Ok(self.find_or_insert(key))
+    }
+
+    /// The id of `key`, inserted if new (the table has room).
+    #[inline(always)]
+    fn find_or_insert(&mut self, key: u64) -> u32 {
         let mask = self.slots.len() - 1;
         let mut i = self.home(key);
         loop {

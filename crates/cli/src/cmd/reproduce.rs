@@ -31,7 +31,7 @@ pub struct Args {
     /// Output folder (default: wafer-out/<paper>).
     #[arg(short = 'o', long, visible_alias = "output")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: all cores).
+    /// Worker threads (default: all cores; at most one per core).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
     /// The same design on the first trace of each group at its smallest and largest

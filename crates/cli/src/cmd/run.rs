@@ -30,7 +30,8 @@ pub struct Args {
     /// Output folder (default: wafer-out/<file stem>).
     #[arg(short = 'o', long, visible_alias = "output")]
     pub out: Option<PathBuf>,
-    /// Worker threads (default: the file's `workers`, else all cores).
+    /// Worker threads (default: the file's `workers`, else all cores; at most one per
+    /// core).
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
     /// Run the cells as tasks on the Dask scheduler at ADDRESS (needs the Python

@@ -91,9 +91,13 @@ pub struct Args {
     /// (`5%`) costs one more counting pass.
     #[arg(long)]
     pub stream: bool,
-    /// Cells run at once (default: one per core).
+    /// Cells run at once (default and most: one per core).
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// The most runs (policies x sizes x devices) to accept (default 100000): a
+    /// larger grid is refused before the trace is read.
+    #[arg(long, value_name = "N")]
+    pub max_cells: Option<u64>,
 }
 
 /// A policy spec; an unknown name gets a "did you mean".
@@ -153,6 +157,7 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         t_write_ns: args.t_write_ns,
     };
     exp.stream = args.stream;
+    exp.max_cells = args.max_cells;
     exp.outputs = Outputs {
         figures: Vec::new(),
         keep_after: false,
