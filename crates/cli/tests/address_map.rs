@@ -289,16 +289,20 @@ fn run_records_the_mapping_and_what_it_moved() {
     assert_eq!(col(&r[1], "address_map"), "wrap");
     assert_eq!(col(&r[1], "ftl_remapped_ops"), moved.to_string());
 
-    // Refuse: the run stops with an error naming the cell (after the progress lines).
+    // Refuse: the device cell fails, naming itself; the other cell is stored and the
+    // run exits 1 saying how many failed.
     let (code, err, _) = run(Some("refuse"));
     assert_eq!(code, Some(1), "{err}");
-    let last = err.lines().last().unwrap();
     assert!(
-        last.starts_with(
-            "wafer: wide / lru / 16KiB / tiny.toml: device: logical page 262144 is beyond \
+        err.contains(
+            "failed: wide / lru / 16KiB / tiny.toml: device: logical page 262144 is beyond \
              the device's 2048 logical pages"
         ),
         "{err}"
+    );
+    assert_eq!(
+        err.lines().last().unwrap(),
+        "wafer: 1 of 2 cells failed (listed above); the other 1 are stored"
     );
 
     // A name that is not a mapping: a usage error naming the key.
