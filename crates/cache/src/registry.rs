@@ -274,6 +274,7 @@ policies! {
     clock_pro::ClockPro,
     lirs::Lirs,
     s3fifo::S3Fifo,
+    s3fifo::S3FifoV0,
     fab::Fab,
     bplru::Bplru,
     lb_clock::LbClock,
