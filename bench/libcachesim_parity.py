@@ -22,19 +22,20 @@ SIZES = [500, 1000, 2000, 4000, 8000, 16000, 32000]
 
 # libCacheSim name -> (init function, its cache-specific parameters). Defaults
 # everywhere except Clock, spelled out because the Python wrapper passes them.
+# Comments: the wafer policy compared with (docs/cache.md, "Peer parity").
 POLICIES = {
-    "LRU": (native.LRU_init, None),
-    "FIFO": (native.FIFO_init, None),
-    "Clock": (native.Clock_init, "init-freq=0,n-bit-counter=1"),
-    "Sieve": (native.Sieve_init, None),
-    "ARC": (native.ARC_init, None),
-    "LIRS": (native.LIRS_init, None),
-    "S3FIFO": (native.S3FIFO_init, None),
-    "S3FIFOv0": (native.S3FIFOv0_init, None),
-    "TwoQ": (native.TwoQ_init, None),
-    "CAR": (native.CAR_init, None),
-    "ClockPro": (native.ClockPro_init, None),
-    "Belady": (native.Belady_init, None),
+    "LRU": (native.LRU_init, None),  # wafer: lru
+    "FIFO": (native.FIFO_init, None),  # fifo
+    "Clock": (native.Clock_init, "init-freq=0,n-bit-counter=1"),  # clock:insert_ref=0
+    "Sieve": (native.Sieve_init, None),  # sieve
+    "ARC": (native.ARC_init, None),  # arc
+    "LIRS": (native.LIRS_init, None),  # lirs:stack_limit=2
+    "S3FIFO": (native.S3FIFO_init, None),  # s3fifo
+    "S3FIFOv0": (native.S3FIFOv0_init, None),  # s3fifo-v0
+    "TwoQ": (native.TwoQ_init, None),  # 2q
+    "CAR": (native.CAR_init, None),  # car
+    "ClockPro": (native.ClockPro_init, None),  # clock-pro
+    "Belady": (native.Belady_init, None),  # opt
 }
 
 
