@@ -162,6 +162,9 @@ pub trait Policy: Sized {
     const SUMMARY: &'static str;
     /// Full citation of the source (authors, title, venue, year).
     const CITATION: &'static str;
+    /// Which implementation or variant the policy reproduces and how closely (a
+    /// peer's name for it and the parity checked), where it matters; empty otherwise.
+    const FOLLOWS: &'static str = "";
     /// Whether the policy treats clean and dirty pages (or flash blocks) differently.
     const FLASH_AWARE: bool = false;
 

@@ -29,6 +29,8 @@ pub struct PolicyInfo {
     pub summary: &'static str,
     /// Full citation.
     pub citation: &'static str,
+    /// The implementation or variant it follows ([`Policy::FOLLOWS`]; may be empty).
+    pub follows: &'static str,
     /// Whether it treats clean and dirty pages (or flash blocks) differently.
     pub flash_aware: bool,
     /// Whether it is offline (needs the future of the trace).
@@ -50,6 +52,7 @@ impl PolicyInfo {
             aliases: P::ALIASES,
             summary: P::SUMMARY,
             citation: P::CITATION,
+            follows: P::FOLLOWS,
             flash_aware: P::FLASH_AWARE,
             offline: P::NEEDS_NEXT_USE,
             block_aware: P::BLOCK_AWARE,
@@ -271,6 +274,7 @@ policies! {
     clock_pro::ClockPro,
     lirs::Lirs,
     s3fifo::S3Fifo,
+    s3fifo::S3FifoV0,
     fab::Fab,
     bplru::Bplru,
     lb_clock::LbClock,

@@ -260,6 +260,17 @@ fn policies_lists_the_registry() {
     for n in ["lru", "fifo", "clock", "sieve", "opt"] {
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
+    // The two S3-FIFOs say which libCacheSim version each one is.
+    let follows = |n: &str| {
+        let p = v.as_array().unwrap().iter().find(|p| p["name"] == n);
+        p.unwrap()["follows"].as_str().unwrap().to_string()
+    };
+    assert!(follows("s3fifo").starts_with("libCacheSim S3FIFO "));
+    assert!(follows("s3fifo-v0").starts_with("libCacheSim S3FIFOv0 "));
+    wafer()
+        .arg("policies")
+        .assert()
+        .stdout(predicate::str::contains("follows: libCacheSim S3FIFOv0"));
 }
 
 /// The after-cache CSV that `--after X.csv` writes reads back as a trace in every

@@ -119,6 +119,7 @@ impl Policy for Arc {
     const SUMMARY: &'static str =
         "adaptive replacement cache: recency and frequency lists with ghost-driven target";
     const CITATION: &'static str = "N. Megiddo and D. S. Modha, \"ARC: A Self-Tuning, Low Overhead Replacement Cache\", USENIX FAST 2003.";
+    const FOLLOWS: &'static str = "the paper's Fig. 4, libCacheSim ARC: equal miss counts";
 
     fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Arc {

@@ -70,6 +70,7 @@ impl Policy for Clock {
     const ALIASES: &'static [&'static str] = &["second-chance"];
     const SUMMARY: &'static str = "second chance: one reference bit per page, a rotating hand";
     const CITATION: &'static str = "F. J. Corbató, A paging experiment with the Multics system, MIT Project MAC Report MAC-M-384, 1968.";
+    const FOLLOWS: &'static str = "CLOCK; with insert_ref=0 libCacheSim Clock (equal miss counts), the default insert_ref=1 is TS-CLOCK's convention";
 
     fn new(capacity: u32, params: &ClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);

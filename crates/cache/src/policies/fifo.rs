@@ -34,6 +34,7 @@ impl Policy for Fifo {
     const NAME: &'static str = "fifo";
     const SUMMARY: &'static str = "first in, first out; hits do not reorder";
     const CITATION: &'static str = "Textbook FIFO; L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2):78-101, 1966.";
+    const FOLLOWS: &'static str = "libCacheSim FIFO: equal miss counts";
 
     fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Fifo {

@@ -213,6 +213,8 @@ impl Policy for Lirs {
     const SUMMARY: &'static str =
         "low inter-reference recency set: LIR pages stay, HIR pages queue for eviction";
     const CITATION: &'static str = "S. Jiang and X. Zhang, \"LIRS: An Efficient Low Inter-reference Recency Set Replacement Policy to Improve Buffer Cache Performance\", ACM SIGMETRICS 2002.";
+    const FOLLOWS: &'static str =
+        "the paper; with stack_limit=2 within 2 misses of libCacheSim LIRS";
 
     fn new(capacity: u32, params: &LirsParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);

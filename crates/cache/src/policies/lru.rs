@@ -29,6 +29,7 @@ impl Policy for Lru {
     const SUMMARY: &'static str = "least recently used";
     const CITATION: &'static str =
         "Textbook LRU; e.g. A. Silberschatz, P. B. Galvin, G. Gagne, Operating System Concepts, Wiley.";
+    const FOLLOWS: &'static str = "libCacheSim LRU: equal miss counts";
 
     fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Lru {

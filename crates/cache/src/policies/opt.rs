@@ -53,6 +53,7 @@ impl Policy for Opt {
     const SUMMARY: &'static str =
         "Belady's offline optimum for hits: evict the page used farthest in the future";
     const CITATION: &'static str = "L. A. Belady, A study of replacement algorithms for a virtual-storage computer, IBM Systems Journal 5(2):78-101, 1966.";
+    const FOLLOWS: &'static str = "Belady's MIN, libCacheSim Belady: equal miss counts";
     const NEEDS_NEXT_USE: bool = true;
 
     fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {

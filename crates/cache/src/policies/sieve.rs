@@ -45,6 +45,7 @@ impl Policy for Sieve {
     const SUMMARY: &'static str =
         "FIFO with a visited bit; the hand sifts from old to new and keeps survivors in place";
     const CITATION: &'static str = "Y. Zhang, J. Yang, Y. Yue, Y. Vigfusson, K. V. Rashmi, SIEVE is Simpler than LRU: an Efficient Turn-Key Eviction Algorithm for Web Caches, USENIX NSDI 2024.";
+    const FOLLOWS: &'static str = "libCacheSim Sieve: equal miss counts";
 
     fn new(capacity: u32, _: &NoParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         Ok(Sieve {

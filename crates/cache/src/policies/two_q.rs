@@ -15,8 +15,8 @@
 //!   push it off A1out.
 //! * Reclaim takes A1in's tail when `|A1in| > Kin` (strict) or Am is empty, else Am's
 //!   tail; pages evicted from Am are not remembered.
-//! * libCacheSim's "TwoQ" is a different variant (an ARC main cache), so there is no
-//!   peer parity for this policy.
+//! * libCacheSim's `TwoQ` has the same structure (its header comment says Am is ARC,
+//!   its code makes Am an LRU) and the same miss counts (`tests/parity_pip.rs`).
 //!
 //! Per page: two `u32` links (A1in, A1out and Am are disjoint) and one state byte.
 //! O(1) per access.
@@ -106,6 +106,7 @@ impl Policy for TwoQ {
     const SUMMARY: &'static str =
         "first-access FIFO, ghost FIFO of its evictions, and an LRU for re-referenced pages";
     const CITATION: &'static str = "T. Johnson and D. Shasha, \"2Q: A Low Overhead High Performance Buffer Management Replacement Algorithm\", VLDB 1994.";
+    const FOLLOWS: &'static str = "the paper's full version, libCacheSim TwoQ: equal miss counts";
 
     fn new(capacity: u32, params: &TwoQParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);

@@ -48,6 +48,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             writeln!(out, "    {}={} : {}", s.name, s.default, s.doc)?;
         }
         writeln!(out, "    source: {}", p.citation)?;
+        if !p.follows.is_empty() {
+            writeln!(out, "    follows: {}", p.follows)?;
+        }
     }
     writeln!(
         out,
