@@ -6,12 +6,14 @@ use crate::policy::ParamError;
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     /// A policy name that is not registered; lists the names that are.
-    #[error("unknown policy `{name}` (known policies: {known})")]
+    #[error("unknown policy `{name}` (known policies: {known}){hint}")]
     UnknownPolicy {
         /// The name given.
         name: String,
         /// Comma-separated registered names.
         known: String,
+        /// `; did you mean ...?` for a likely typo, or empty.
+        hint: String,
     },
     /// A parameter that is unknown, malformed or out of range.
     #[error(transparent)]

@@ -141,7 +141,10 @@ impl PolicySpec {
                 };
                 return Err(ParamError {
                     policy: P::NAME.into(),
-                    msg: format!("unknown parameter `{k}` ({allowed})"),
+                    msg: format!(
+                        "unknown parameter `{k}` ({allowed}){}",
+                        wafer_trace::suggest::hint(k, keys.iter().copied())
+                    ),
                 });
             }
             p.set(k, v).map_err(|msg| ParamError {
@@ -171,10 +174,19 @@ pub fn find(name: &str) -> Result<&'static PolicyInfo, SimError> {
     POLICIES
         .iter()
         .find(|p| p.matches(name))
-        .ok_or_else(|| SimError::UnknownPolicy {
-            name: name.trim().to_string(),
-            known: names().join(", "),
-        })
+        .ok_or_else(|| unknown_policy(name))
+}
+
+/// The refusal of policy name `name`, with a "did you mean" among names and aliases.
+fn unknown_policy(name: &str) -> SimError {
+    let known = POLICIES
+        .iter()
+        .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()));
+    SimError::UnknownPolicy {
+        name: name.trim().to_string(),
+        known: names().join(", "),
+        hint: wafer_trace::suggest::hint(name, known),
+    }
 }
 
 /// Canonical names of all registered policies, in table order.
@@ -253,10 +265,7 @@ macro_rules! policies {
                     return Ok(v.visit::<crate::policies::$module::$ty>(params));
                 }
             )*
-            Err(SimError::UnknownPolicy {
-                name: spec.name.to_string(),
-                known: names().join(", "),
-            })
+            Err(unknown_policy(&spec.name))
         }
     };
 }

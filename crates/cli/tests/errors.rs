@@ -57,7 +57,16 @@ fn unknown_names_are_usage_errors_with_a_suggestion() {
     let t = t.to_str().unwrap();
     let o = dir.path().join("o.wtr");
     let o = o.to_str().unwrap();
-    let cases: [(&[&str], &str); 10] = [
+    let exp = dir.path().join("exp.toml");
+    std::fs::write(
+        &exp,
+        format!(
+            "name = \"x\"\ntraces = [{{ path = \"{t}\" }}]\npolicies = [\"lru\"]\ncache_sizes = [\"1MiB\"]\ndevices = [\"microsd-61g\"]\n"
+        ),
+    )
+    .unwrap();
+    let exp = exp.to_str().unwrap();
+    let cases: [(&[&str], &str); 16] = [
         (&["ftl", "-t", t, "-d", "nosuch"], "unknown device `nosuch`"),
         (
             &["ftl", "-t", t, "-d", "microsd-16"],
@@ -86,9 +95,30 @@ fn unknown_names_are_usage_errors_with_a_suggestion() {
             &["trace", "convert", t, o, "--to", "csvv"],
             "did you mean `csv`?",
         ),
+        // Transpositions are one edit: `lur` is a typo of `lru`.
+        (
+            &["sim", "-t", t, "-p", "lur", "-c", "1p"],
+            "did you mean `lru`?",
+        ),
+        (
+            &["sim", "-t", t, "-p", "lirs:stack_limt=2", "-c", "1p"],
+            "did you mean `stack_limit`?",
+        ),
+        (
+            &["sim", "-t", t, "-p", "lru", "-c", "1p", "-d", "microsd-61g"],
+            "did you mean `microsd-16g`?",
+        ),
+        (
+            &["sim", "-t", t, "--format", "vscis", "-p", "lru", "-c", "1p"],
+            "did you mean `vscsi`?",
+        ),
+        (&["run", exp], "did you mean `microsd-16g`?"),
+        (&["reproduce", "crwa"], "did you mean `craw`?"),
     ];
     for (args, want) in cases {
-        fails(args, 2, &[want]);
+        let err = fails(args, 2, &[want]);
+        let once = usize::from(want.contains("did you mean"));
+        assert_eq!(err.matches("did you mean").count(), once, "{err}");
     }
     // Nothing close: no suggestion.
     let err = fails(&["ftl", "-t", t, "-d", "nosuch"], 2, &["microsd-16g"]);

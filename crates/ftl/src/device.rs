@@ -199,8 +199,9 @@ impl Device {
             ),
             _ => {
                 return Err(FtlError::Config(format!(
-                    "unknown device `{name}` (built-in: {}; or give a .toml file)",
-                    PROFILES.join(", ")
+                    "unknown device `{name}` (built-in: {}; or give a .toml file){}",
+                    PROFILES.join(", "),
+                    wafer_trace::suggest::hint(name, PROFILES.iter().copied())
                 )))
             }
         };

@@ -30,6 +30,7 @@ pub mod prefetch;
 pub mod reader;
 pub mod request;
 pub mod stats;
+pub mod suggest;
 pub mod tempfiles;
 pub mod units;
 pub mod wtr;

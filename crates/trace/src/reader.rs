@@ -225,8 +225,9 @@ impl Format {
             .ok_or_else(|| {
                 let names: Vec<_> = Format::ALL.iter().map(|f| f.name()).collect();
                 Error::Invalid(format!(
-                    "unknown trace format `{s}` (expected one of: {})",
-                    names.join(", ")
+                    "unknown trace format `{s}` (expected one of: {}){}",
+                    names.join(", "),
+                    crate::suggest::hint(s, names.iter().copied())
                 ))
             })
     }

@@ -69,39 +69,7 @@ pub fn unknown<'a>(
     name: &str,
     known: impl IntoIterator<Item = &'a str>,
 ) -> anyhow::Error {
-    match closest(name, known) {
-        Some(k) => usage(format!("{msg}; did you mean `{k}`?")),
-        None => usage(msg),
-    }
-}
-
-/// The known name closest to `name` by edit distance (case ignored), if it is within
-/// a third of the name's length (at least 1): close enough to be a typo.
-fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let name = name.trim().to_ascii_lowercase();
-    let limit = (name.chars().count() / 3).max(1);
-    known
-        .into_iter()
-        .map(|k| (edit_distance(&name, &k.to_ascii_lowercase()), k))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut row = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let subst = prev[j] + usize::from(ca != cb);
-            row[j + 1] = subst.min(prev[j + 1] + 1).min(row[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut row);
-    }
-    prev[b.len()]
+    usage(format!("{msg}{}", wafer_trace::suggest::hint(name, known)))
 }
 
 /// Refuse (usage error) an `output` that is one of `inputs`: writing it would replace
@@ -203,17 +171,6 @@ mod tests {
         // A bare `key=value` after a policy without parameters is its own item (and an
         // unknown policy name later), not glued to it.
         assert_eq!(policy_list(&v(&["lru,a=1"])), v(&["lru", "a=1"]));
-    }
-
-    #[test]
-    fn typos_get_a_suggestion() {
-        assert_eq!(edit_distance("lruu", "lru"), 1);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        let devices = ["microsd-16g", "ssd-120g", "slc-paper002", "samsung-k9"];
-        assert_eq!(closest("microsd-16", devices), Some("microsd-16g"));
-        assert_eq!(closest("SSD-120G", devices), Some("ssd-120g"));
-        assert_eq!(closest("nosuch", devices), None);
-        assert_eq!(closest("zipff", ["uniform", "zipf"]), Some("zipf"));
     }
 
     #[test]

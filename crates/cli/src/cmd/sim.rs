@@ -20,12 +20,12 @@ use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use wafer_cache::after::FileSink;
-use wafer_cache::{CostModel, PolicySpec, SimError};
+use wafer_cache::{CostModel, PolicySpec};
 use wafer_lab::experiment::{Outputs, TraceDef};
 use wafer_lab::{CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
 
 use super::run_args::RunArgs;
-use super::{list, policy_list, refuse_input_as_output, unknown, usage};
+use super::{list, policy_list, refuse_input_as_output, usage};
 use crate::progress;
 
 /// Arguments of `wafer sim`.
@@ -100,17 +100,9 @@ pub struct Args {
     pub max_cells: Option<u64>,
 }
 
-/// A policy spec; an unknown name gets a "did you mean".
+/// A policy spec (an unknown name or parameter is refused with a "did you mean").
 pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
-    PolicySpec::parse(text).map_err(|e| match &e {
-        SimError::UnknownPolicy { name, .. } => {
-            let known = wafer_cache::POLICIES
-                .iter()
-                .flat_map(|p| std::iter::once(p.name).chain(p.aliases.iter().copied()));
-            unknown(&e, name, known)
-        }
-        _ => usage(e),
-    })
+    PolicySpec::parse(text).map_err(usage)
 }
 
 /// The flag a key of the run description comes from, for error messages.

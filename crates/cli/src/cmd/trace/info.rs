@@ -13,7 +13,7 @@ use wafer_trace::units::{format_size, parse_page_size};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
 use crate::cmd::run_args::GranularityArg;
-use crate::cmd::{unknown, usage};
+use crate::cmd::usage;
 use crate::progress;
 
 /// Arguments of `wafer trace info`.
@@ -68,9 +68,7 @@ pub fn format_arg(f: Option<&str>) -> anyhow::Result<Option<Format>> {
     let Some(name) = f else {
         return Ok(None);
     };
-    Format::from_name(name)
-        .map(Some)
-        .map_err(|e| unknown(e, name, Format::ALL.iter().map(|f| f.name())))
+    Format::from_name(name).map(Some).map_err(usage)
 }
 
 /// Run `wafer trace info`.
