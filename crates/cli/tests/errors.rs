@@ -455,3 +455,60 @@ fn lists_cache_sizes_and_empty_ratios() {
     let s = String::from_utf8(out.stdout).unwrap();
     assert!(s.contains("WAF           n/a (nothing written)"), "{s}");
 }
+
+/// `--skip-invalid` in every command that reads a trace (and `skip_invalid` in an
+/// experiment file): without it the malformed record stops the command naming its
+/// line; with it the command runs and says how many records it skipped.
+#[test]
+fn skip_invalid_in_every_command_that_reads_a_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.csv");
+    csv_trace(&t, 200, Some(50));
+    let t = t.to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["sim", "-t", t, "-p", "lru", "-c", "64KiB"],
+        &["curve", "-t", t],
+        &["ftl", "-t", t, "-d", "samsung-k9"],
+        &["ssd", "-t", t],
+        &["trace", "info", t],
+    ];
+    for args in commands {
+        // Stops at the record, naming its line (record 50 is line 51).
+        let out = wafer().args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("t.csv:51:"), "{args:?}: {err}");
+        let out = wafer().args(args).arg("--skip-invalid").output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {err}");
+        if args[0] != "trace" {
+            assert!(
+                err.contains("skipped 1 malformed records"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    let exp = dir.path().join("exp.toml");
+    let run = |skip: bool| {
+        std::fs::write(
+            &exp,
+            format!(
+                "name = \"s\"\ntraces = [{{ path = \"{t}\", skip_invalid = {skip} }}]\npolicies = [\"lru\"]\ncache_sizes = [\"64KiB\"]\n"
+            ),
+        )
+        .unwrap();
+        wafer()
+            .arg("run")
+            .arg(&exp)
+            .arg("-o")
+            .arg(dir.path().join(format!("out-{skip}")))
+            .output()
+            .unwrap()
+    };
+    let out = run(false);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(true);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("skipped 1 malformed records"), "{err}");
+}

@@ -43,8 +43,17 @@ pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabE
     let (t, format) = &plan.traces[ti];
     let mut reader = t.open(*format)?;
     let limit = crate::bounds::memory_limit();
-    PreparedTrace::read_within(plan.granularity(), reader.as_mut(), &mut |_| {}, limit)
-        .map_err(|e| prepare_error(&t.source(), e))
+    let p = PreparedTrace::read_within(plan.granularity(), reader.as_mut(), &mut |_| {}, limit)
+        .map_err(|e| prepare_error(&t.source(), e))?;
+    say_skipped(&t.source(), reader.skipped());
+    Ok(p)
+}
+
+/// One line on stderr for the malformed records a `skip_invalid` read skipped.
+pub(crate) fn say_skipped(source: &str, skipped: u64) {
+    if skipped > 0 {
+        eprintln!("wafer: {source}: skipped {skipped} malformed records");
+    }
 }
 
 /// An error of preparing `source`, with how to proceed when it is too large.

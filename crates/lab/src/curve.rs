@@ -248,6 +248,7 @@ pub fn compute(
         watch.end();
         lru_curves.push((m, c));
     }
+    crate::compute::say_skipped(&trace.source(), reader.skipped());
     drop(reader);
     let footprint = match &prepared {
         Some(t) => u64::from(t.universe()),

@@ -75,6 +75,11 @@ pub struct TraceDef {
     /// a large one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_sizes: Option<Vec<String>>,
+    /// Skip malformed records (counted, and said on stderr) instead of stopping at
+    /// the first (`--skip-invalid`). Part of how the trace is read, so of every
+    /// cell's identity.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub skip_invalid: bool,
 }
 
 impl TraceDef {
@@ -87,6 +92,7 @@ impl TraceDef {
             name: None,
             mapping: None,
             cache_sizes: None,
+            skip_invalid: false,
         }
     }
 
@@ -99,6 +105,7 @@ impl TraceDef {
             name: Some(name.to_string()),
             mapping: None,
             cache_sizes: None,
+            skip_invalid: false,
         }
     }
 
@@ -165,15 +172,19 @@ impl TraceDef {
         })
     }
 
-    /// The format as a run records it: its name and, for a custom text trace, the
-    /// mapping's canonical text, since the file's checksum does not say how its
-    /// columns are read.
+    /// The format as a run records it: its name, for a custom text trace the
+    /// mapping's canonical text, and `skip-invalid` when malformed records are
+    /// skipped, since the file's checksum does not say how it is read.
     pub fn format_label(&self, format: Option<Format>) -> Option<String> {
         let name = format?.name();
-        Some(match self.mapping.as_ref().and_then(|m| m.spec().ok()) {
+        let mut label = match self.mapping.as_ref().and_then(|m| m.spec().ok()) {
             Some(spec) => format!("{name} {}", spec.canonical()),
             None => name.to_string(),
-        })
+        };
+        if self.skip_invalid {
+            label.push_str(" skip-invalid");
+        }
+        Some(label)
     }
 
     /// Open the trace as a stream of requests.
@@ -188,6 +199,7 @@ impl TraceDef {
                 let opts = ReadOptions {
                     format,
                     generic,
+                    skip_invalid: self.skip_invalid,
                     ..ReadOptions::default()
                 };
                 Ok(wafer_trace::open(p, &opts)?)

@@ -448,6 +448,7 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
             });
         }
     }
+    crate::compute::say_skipped(&t.source(), reader.skipped());
     Ok(trace_info(
         plan,
         ti,

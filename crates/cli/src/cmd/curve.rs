@@ -147,6 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         vec![TraceDef {
             format: args.source.format.clone(),
             mapping: args.source.mapping(),
+            skip_invalid: args.source.skip_invalid,
             ..TraceDef::file(args.trace.clone())
         }],
         policies,

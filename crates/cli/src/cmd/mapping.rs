@@ -16,6 +16,10 @@ pub struct TraceArgs {
     /// Any column flag below selects `generic`.
     #[arg(long)]
     pub format: Option<String>,
+    /// Skip malformed records (their count is printed) instead of stopping at the
+    /// first.
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// Generic text: 0-based column of the address (required).
     #[arg(long, value_name = "N")]
     pub offset_col: Option<usize>,
@@ -105,7 +109,8 @@ impl TraceArgs {
         }
     }
 
-    /// Read options for the trace: format and generic spec, everything else default.
+    /// Read options for the trace: format, generic spec and whether malformed
+    /// records are skipped; everything else default.
     pub fn read_options(&self) -> anyhow::Result<ReadOptions> {
         let format = self.format()?;
         let generic = self
@@ -116,6 +121,7 @@ impl TraceArgs {
         Ok(ReadOptions {
             format,
             generic,
+            skip_invalid: self.skip_invalid,
             ..ReadOptions::default()
         })
     }

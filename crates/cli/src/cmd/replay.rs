@@ -183,7 +183,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         max_gap_s: a.max_gap,
     };
     let read = match given.format {
-        None => after_cache_csv(&a.trace).unwrap_or_default(),
+        None => ReadOptions {
+            skip_invalid: given.skip_invalid,
+            ..after_cache_csv(&a.trace).unwrap_or_default()
+        },
         Some(_) => given,
     };
     let mut bar: Option<(Stage, indicatif::ProgressBar)> = None;

@@ -135,6 +135,7 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         vec![TraceDef {
             format: args.source.format.clone(),
             mapping: args.source.mapping(),
+            skip_invalid: args.source.skip_invalid,
             cache_sizes: None,
             ..TraceDef::file(args.trace.clone())
         }],

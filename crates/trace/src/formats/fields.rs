@@ -351,3 +351,14 @@ mod tests {
         assert_eq!(trim(b" \tx y\r"), b"x y");
     }
 }
+
+/// Whether line `no` whose first field is `first` is a header line: the first line,
+/// its first field a column name (letters, `_` and spaces), never a number. Column
+/// headers are what spreadsheet tools and many published copies put on top.
+pub(crate) fn is_header(no: u64, first: &[u8]) -> bool {
+    no == 1
+        && !first.is_empty()
+        && first
+            .iter()
+            .all(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ')
+}

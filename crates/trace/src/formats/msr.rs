@@ -1,13 +1,15 @@
 //! MSR Cambridge block traces (SNIA IOTTA set 388; Narayanan et al., FAST'08).
 //!
-//! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`, no header.
+//! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`, and an optional
+//! header line (a first line whose first field is a column name, such as
+//! `Timestamp`, is skipped).
 //! Timestamp is a Windows FILETIME (100 ns ticks since 1601-01-01) and becomes
 //! `ticks * 100` ns (absolute; wafer never rebases times). `Type` is `Read` or
 //! `Write` (any case); Offset and Size are bytes. DiskNumber becomes `dev`; the host
 //! name and the response time are not kept (one file is one host volume).
 
 use super::block::dev_field;
-use super::fields::{dec, dec_u32, expected, fixed, split};
+use super::fields::{dec, dec_u32, expected, fixed, is_header, split};
 use super::text::LineFormat;
 use crate::request::{Op, Request};
 
@@ -15,8 +17,11 @@ use crate::request::{Op, Request};
 pub(crate) struct Msr;
 
 impl LineFormat for Msr {
-    fn parse(&mut self, _no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
+    fn parse(&mut self, no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
         let (f, n) = fixed::<7>(split(line, b','));
+        if is_header(no, f[0]) {
+            return Ok(());
+        }
         if n != 7 {
             return Err(format!(
                 "expected 7 comma-separated fields (Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime), found {n}"

@@ -1,12 +1,14 @@
 //! UMass Trace Repository / SPC block traces (Financial1-2, WebSearch1-3).
 //!
-//! `ASU,LBA,Size,Opcode,Timestamp[,...]`, no header. The ASU (application storage
-//! unit) is a separate address space and becomes `dev`; LBA is in 512 B sectors,
+//! `ASU,LBA,Size,Opcode,Timestamp[,...]`, and an optional header line (a first line
+//! whose first field is a column name, such as `ASU`, is skipped). The ASU
+//! (application storage unit) is a separate address space and becomes `dev`; LBA is
+//! in 512 B sectors,
 //! Size in bytes, Opcode `r`/`R`/`w`/`W`, Timestamp in seconds (decimal, converted
 //! exactly to ns). Extra trailing fields are ignored.
 
 use super::block::dev_field;
-use super::fields::{dec, dec_u32, expected, fixed, scaled, split};
+use super::fields::{dec, dec_u32, expected, fixed, is_header, scaled, split};
 use super::text::LineFormat;
 use crate::request::{Op, Request, SECTOR};
 
@@ -14,8 +16,11 @@ use crate::request::{Op, Request, SECTOR};
 pub(crate) struct Spc;
 
 impl LineFormat for Spc {
-    fn parse(&mut self, _no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
+    fn parse(&mut self, no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
         let (f, n) = fixed::<5>(split(line, b','));
+        if is_header(no, f[0]) {
+            return Ok(());
+        }
         if n < 5 {
             return Err(format!(
                 "expected at least 5 comma-separated fields (ASU,LBA,Size,Opcode,Timestamp), found {n}"

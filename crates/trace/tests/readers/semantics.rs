@@ -45,6 +45,30 @@ fn spc_asu_is_the_device_and_lba_is_sectors() {
     assert_eq!(v, [req(551_706_000, Op::Write, 2, 20_941_264 * 512, 8192)]);
 }
 
+/// A header line on top of an MSR or SPC file (as published copies and spreadsheet
+/// exports have) is skipped, detected or not; a column name below the first line is
+/// still an error.
+#[test]
+fn msr_and_spc_header_lines_are_skipped() {
+    let msr = "128166372003061629,hm,1,Write,383055872,4096,1062\n";
+    let header = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n";
+    let with = format!("{header}{msr}");
+    assert_eq!(one(Format::Msr, &with), one(Format::Msr, msr));
+    // Detected as MSR too (nothing else reads these lines).
+    let detected = read_bytes("t", with.as_bytes(), &opts(None)).unwrap();
+    assert_eq!(detected.0, one(Format::Msr, msr));
+    let below = format!("{msr}{header}");
+    assert!(read_bytes("t", below.as_bytes(), &opts(Some(Format::Msr))).is_err());
+    let spc = "2,20941264,8192,w,0.551706\n";
+    assert_eq!(
+        one(
+            Format::Spc,
+            &format!("ASU,LBA,Size,Opcode,Timestamp\n{spc}")
+        ),
+        one(Format::Spc, spc)
+    );
+}
+
 #[test]
 fn blkparse_rwbs_discard_no_data_and_summary() {
     let text = "\

@@ -46,9 +46,6 @@ pub struct Args {
     pub to: Option<String>,
     #[command(flatten)]
     pub source: crate::cmd::mapping::TraceArgs,
-    /// Skip malformed input records (and count them) instead of stopping.
-    #[arg(long)]
-    pub skip_invalid: bool,
     /// Lackey input: include instruction fetches as reads.
     #[arg(long)]
     pub instructions: bool,
@@ -172,7 +169,6 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     let cpu = cpu_cache_arg(a.cpu_cache.as_deref())?;
     refuse_input_as_output(&a.output, &[&a.input])?;
     let opts = ReadOptions {
-        skip_invalid: a.skip_invalid,
         instructions: a.instructions,
         ..a.source.read_options()?
     };

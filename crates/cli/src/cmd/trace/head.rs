@@ -19,9 +19,6 @@ pub struct Args {
     pub n: u64,
     #[command(flatten)]
     pub source: crate::cmd::mapping::TraceArgs,
-    /// Skip malformed records instead of stopping at the first.
-    #[arg(long)]
-    pub skip_invalid: bool,
     /// Lackey traces: include instruction fetches.
     #[arg(long)]
     pub instructions: bool,
@@ -30,7 +27,6 @@ pub struct Args {
 /// Run `wafer trace head`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let opts = ReadOptions {
-        skip_invalid: args.skip_invalid,
         instructions: args.instructions,
         ..args.source.read_options()?
     };

@@ -45,9 +45,6 @@ pub struct Args {
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Skip malformed records (and count them) instead of stopping at the first.
-    #[arg(long)]
-    pub skip_invalid: bool,
     /// Lackey traces: count instruction fetches as reads.
     #[arg(long)]
     pub instructions: bool,
@@ -80,7 +77,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
     };
     let opts = ReadOptions {
-        skip_invalid: args.skip_invalid,
         instructions: args.instructions,
         ..args.source.read_options()?
     };
