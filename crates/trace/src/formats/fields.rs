@@ -289,6 +289,17 @@ pub(crate) fn expected(what: &str, found: &[u8]) -> String {
     format!("expected {what}, found {}", show(found))
 }
 
+/// Whether line `no` whose first field is `first` is a header line: the first line,
+/// its first field a column name (letters, `_` and spaces), never a number. Column
+/// headers are what spreadsheet tools and many published copies put on top.
+pub(crate) fn is_header(no: u64, first: &[u8]) -> bool {
+    no == 1
+        && !first.is_empty()
+        && first
+            .iter()
+            .all(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,15 +361,4 @@ mod tests {
         assert_eq!((a, n), ([&b"x"[..], b"y"], 3));
         assert_eq!(trim(b" \tx y\r"), b"x y");
     }
-}
-
-/// Whether line `no` whose first field is `first` is a header line: the first line,
-/// its first field a column name (letters, `_` and spaces), never a number. Column
-/// headers are what spreadsheet tools and many published copies put on top.
-pub(crate) fn is_header(no: u64, first: &[u8]) -> bool {
-    no == 1
-        && !first.is_empty()
-        && first
-            .iter()
-            .all(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ')
 }
