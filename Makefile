@@ -10,8 +10,10 @@ test:
 	$(MAKE) -j2 --output-sync=target test-rust python-ext
 	$(MAKE) python-tests
 
+# `+`: make hands its jobserver to cargo (and to maturin's cargo below), so the two
+# builds share the -j2 slots instead of warning that the jobserver is unreachable.
 test-rust:
-	cargo test --workspace
+	+cargo test --workspace
 
 # The Python package (python/, built by maturin) in a venv: lint, format check, tests.
 VENV ?= .venv
@@ -19,7 +21,7 @@ python-ext:
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	cd python && cargo metadata --locked --format-version 1 >/dev/null || { echo "python/Cargo.lock is out of date: run 'cd python && cargo update --workspace' and commit it" >&2; exit 1; }
-	MATURIN_PEP517_ARGS="--profile ci --locked" $(VENV)/bin/python -m pip install -q ".[test]"
+	+MATURIN_PEP517_ARGS="--profile ci --locked" $(VENV)/bin/python -m pip install -q ".[test]"
 
 test-python: python-ext
 	$(MAKE) python-tests

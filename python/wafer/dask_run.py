@@ -109,7 +109,7 @@ def run(
         from dask.distributed import Client, LocalCluster, as_completed  # noqa: F401
     except ImportError as e:
         raise ImportError(
-            "the Dask backend needs dask.distributed: pip install 'wafer-flash[dask]'"
+            "the Dask backend needs dask.distributed: pip install '.[dask]' in the wafer repository"
         ) from e
     t0 = time.monotonic()
     experiment = os.path.abspath(experiment)

@@ -291,3 +291,37 @@ fn failing_command_status_is_reported_and_exit_is_1() {
         "the trace is written even when the command fails"
     );
 }
+
+/// The README's table of bundled traces lists exactly the traces in `traces/`.
+#[test]
+fn the_readme_lists_every_bundled_trace() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = readme
+        .split("## Bundled traces")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README has a Bundled traces section");
+    let mut listed: Vec<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    let mut present: Vec<String> = std::fs::read_dir(root.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".wtr"))
+        .collect();
+    listed.sort();
+    present.sort();
+    assert_eq!(listed, present);
+    let count = [
+        "", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    ];
+    let said = format!(
+        "holds {} small",
+        count.get(present.len()).unwrap_or(&"many")
+    );
+    assert!(section.contains(&said), "the README should say `{said}`");
+}

@@ -235,3 +235,50 @@ fn parquet_rows_are_the_csv_rows() {
         }
     }
 }
+
+/// A figure takes the form its extension names (a PDF is a PDF, not SVG text in a
+/// .pdf file); an extension that is none of them is refused before any work.
+#[test]
+fn plots_are_written_in_the_form_their_extension_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/sqlite-wal.wtr");
+    let (pdf, png, svg) = (
+        dir.path().join("m.pdf"),
+        dir.path().join("w.PNG"),
+        dir.path().join("m.svg"),
+    );
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+        .args(["curve", "-t", trace, "--plot"])
+        .arg(&pdf)
+        .arg("--plot-writes")
+        .arg(&png)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&pdf).unwrap().starts_with(b"%PDF-"));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+        .args(["curve", "-t", trace, "--plot"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    let jpg = dir.path().join("m.jpg");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+        .args(["curve", "-t", trace, "--plot"])
+        .arg(&jpg)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a figure is written as .svg, .png or .pdf"),
+        "{err}"
+    );
+    assert!(!jpg.exists());
+}

@@ -184,3 +184,17 @@ fn mistakes_are_usage_errors_with_one_clear_line() {
         .stderr(predicate::str::contains("cannot tell the output format"));
     assert!(!out.exists(), "no file is left behind by a failed call");
 }
+
+/// An output whose extension names no format points at the flag that does (`--to`).
+#[test]
+fn an_unknown_extension_points_at_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("wafer"))
+        .args(["trace", "gen", "zipf", "-o"])
+        .arg(dir.path().join("x.foo"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(use .wtr, .csv or .iolog, or --to)"), "{err}");
+}

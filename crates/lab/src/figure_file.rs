@@ -21,3 +21,29 @@ pub fn write_figure(dir: &Path, stem: &str, chart: &Chart) -> Result<PathBuf, La
     write_atomic(&p.with_extension("pdf"), &crate::pdf::render(&svg)?)?;
     Ok(p)
 }
+
+/// The form a figure file takes from its extension (`svg`, `png` or `pdf`, any case),
+/// or an error naming the file and the extensions there are.
+pub fn format_of(path: &Path) -> Result<&'static str, LabError> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    FORMATS.into_iter().find(|f| *f == ext).ok_or_else(|| {
+        LabError::Invalid(format!(
+            "{}: a figure is written as .svg, .png or .pdf (from the file's extension)",
+            path.display()
+        ))
+    })
+}
+
+/// Write `chart` to `path` in the form its extension names ([`format_of`]).
+pub fn write_as(path: &Path, chart: &Chart) -> Result<(), LabError> {
+    let svg = chart.svg();
+    let bytes = match format_of(path)? {
+        "png" => crate::png::render(&svg, 2.0)?,
+        "pdf" => crate::pdf::render(&svg)?,
+        _ => svg.into_bytes(),
+    };
+    write_atomic(path, &bytes)
+}

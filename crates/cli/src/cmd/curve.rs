@@ -15,7 +15,7 @@ use wafer_lab::Experiment;
 
 use super::run_args::RunArgs;
 use super::sim::{flag, lab_error, parse_policy};
-use super::{list, policy_list, refuse_input_as_output, refuse_shared_outputs};
+use super::{list, policy_list, refuse_input_as_output, refuse_shared_outputs, usage};
 use crate::progress;
 
 /// What a sampled key is.
@@ -87,11 +87,13 @@ pub struct Args {
     /// Print JSON (one object per row) instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Draw the miss-ratio curves (SVG) to this file.
+    /// Draw the miss-ratio curves to this file (.svg, .png or .pdf, by its
+    /// extension).
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Draw the write-back curves (SVG) to this file: storage page writes per
-    /// access (write-backs, block padding, and the end flush with --flush-at-end).
+    /// Draw the write-back curves to this file (.svg, .png or .pdf): storage page
+    /// writes per access (write-backs, block padding, and the end flush with
+    /// --flush-at-end).
     #[arg(long, value_name = "FILE.svg")]
     pub plot_writes: Option<PathBuf>,
 }
@@ -183,6 +185,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         refuse_input_as_output(out, &[&args.trace])?;
     }
     refuse_shared_outputs(&outputs)?;
+    // Before any work: a figure's form comes from its extension.
+    for p in [&args.plot, &args.plot_writes].into_iter().flatten() {
+        wafer_lab::figure_file::format_of(p).map_err(usage)?;
+    }
     let at = |key: &str| {
         if key.starts_with("cache_sizes") {
             "--sizes".to_string()
@@ -209,8 +215,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (&args.plot_writes, Curve::WriteBacks),
     ] {
         if let Some(p) = p {
-            let svg = chart(rows, &args.trace, what).svg();
-            wafer_trace::export::write_atomic(p, svg.as_bytes())?;
+            wafer_lab::figure_file::write_as(p, &chart(rows, &args.trace, what))?;
         }
     }
     let stdout = std::io::stdout();

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
     /// Run the cells as tasks on the Dask scheduler at ADDRESS (needs the Python
-    /// package with Dask: pip install 'wafer-flash[dask]'; see docs/python.md).
+    /// package with Dask: `pip install '.[dask]'` in the wafer repository; see docs/python.md).
     #[arg(long, value_name = "ADDRESS")]
     pub dask: Option<String>,
 }
@@ -199,7 +199,7 @@ fn run_dask(experiment: &Path, out: &Path, address: &str) -> anyhow::Result<()> 
         .is_ok_and(|s| s.success());
     if !found {
         anyhow::bail!(
-            "--dask needs the wafer Python package with Dask for `{python}`: pip install 'wafer-flash[dask]' (or set WAFER_PYTHON)"
+            "--dask needs the wafer Python package with Dask for `{python}`: `pip install '.[dask]'` in the wafer repository (or set WAFER_PYTHON)"
         );
     }
     let status = Command::new(&python)

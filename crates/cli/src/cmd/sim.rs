@@ -170,6 +170,9 @@ struct Progress {
 impl Observer for Progress {
     fn start(&mut self, _: usize, todo: usize) {
         self.todo = todo;
+        self.bar.set_message(format!(
+            "simulating (0 of {todo} runs done; accesses of all runs)"
+        ));
     }
 
     fn message(&mut self, msg: &str) {
@@ -183,7 +186,7 @@ impl Observer for Progress {
     fn cell_done(&mut self, _: &str) {
         self.done += 1;
         self.bar.set_message(format!(
-            "simulating: {} of {} runs done",
+            "simulating ({} of {} runs done; accesses of all runs)",
             self.done, self.todo
         ));
     }

@@ -30,7 +30,7 @@ use crate::progress;
 Examples:
   wafer trace convert ../shared/traces/mobile-pixel6a/telegram_exec.csv.gz telegram.wtr
   wafer trace convert telegram.wtr telegram.csv
-  wafer trace convert trace.wtr replay.iolog --fio-target /dev/nvme0n1
+  wafer trace convert trace.wtr replay.iolog   # then: fio --read_iolog=replay.iolog --replay_redirect=scratch.img
   wafer trace convert trace.wtr timed.iolog --to fio-iolog-v3
   wafer trace convert raw.txt out.wtr --format spc --skip-invalid --origin \"SPC Financial1\"
   wafer trace convert ls-mem.wtr ls-llc.wtr --cpu-cache 256KiB:8:64   # what leaves a CPU cache"

@@ -213,7 +213,7 @@ fn out_format(path: &Path, forced: Option<&str>) -> anyhow::Result<OutFormat> {
         None => OutFormat::from_path(path).ok_or_else(|| {
             UsageError(format!(
                 "{}: cannot tell the output format from the extension \
-                 (use .wtr, .csv or .iolog, or --format)",
+                 (use .wtr, .csv or .iolog, or --to)",
                 path.display()
             ))
             .into()
