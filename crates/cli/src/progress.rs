@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn rates_read_at_a_glance() {
-        assert_eq!(rate(7_114_023.0672), "7.11 M/s");
+        assert_eq!(rate(7_114_023.067_2), "7.11 M/s");
         assert_eq!(rate(312.4), "312/s");
         assert_eq!(rate(0.523), "0.52/s");
         assert_eq!(rate(45_600.0), "45.6 k/s");
