@@ -107,6 +107,9 @@ pub fn simulate(
     jobs: usize,
     max_cells: Option<u64>,
 ) -> PyResult<String> {
+    // A trace that cannot be opened is an OSError naming it, as for every reader.
+    std::fs::File::open(&path)
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
     let mut exp = experiment(
         path,
         policies,

@@ -147,3 +147,15 @@ def test_a_custom_text_trace_through_a_mapping_equals_the_cli(wafer_bin, tmp_pat
     py = wafer.simulate(t, ["lru", "clock"], "1MiB", mapping=mapping)
     assert untimed(py) == cli
     assert cli[0]["format"].startswith("generic") and cli[0]["page_writes"] > 0
+
+
+def test_a_missing_trace_is_an_oserror_naming_it(tmp_path):
+    # As documented (docs/python.md): a missing file is an OSError, in every call.
+    missing = tmp_path / "nope.csv"
+    for call in (
+        lambda: wafer.simulate(missing, policy="lru", cache="1MiB"),
+        lambda: wafer.curve(missing),
+        lambda: wafer.Trace(missing),
+    ):
+        with pytest.raises(OSError, match="nope.csv"):
+            call()
