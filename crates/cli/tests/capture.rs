@@ -179,7 +179,7 @@ fn bundled_fileserver_trace_has_the_readme_counts() {
 
 #[test]
 fn bundled_page_cache_level_traces_have_the_readme_counts() {
-    // traces/README.md, issue 16: (requests, reads, writes) of each capture.
+    // traces/README.md: (requests, reads, writes) of each capture.
     let traces: [(&str, (u64, u64, u64)); 6] = [
         ("dbench.wtr", (163701, 124199, 39502)),
         ("postmark.wtr", (107100, 66087, 41013)),

@@ -1,4 +1,4 @@
-//! Throughput of the FTL simulator on a 16 GiB device (issue 4 acceptance: page-level
+//! Throughput of the FTL simulator on a 16 GiB device (page-level
 //! greedy >= 15 M flash page writes/s, FAST >= 5 M host writes/s) plus the full-size
 //! WAF check against the analytic table of `docs/ftl.md` ("Analytic check"). Paper
 //! 000's (TS-CLOCK, Kang, Min, Eom, IEEE MASCOTS 2014) Fig. 1 at full size is

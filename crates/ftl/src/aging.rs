@@ -1,4 +1,4 @@
-//! Aging before measurement (issue 4, item 4; paper 000, TS-CLOCK: Kang, Min, Eom, IEEE
+//! Aging before measurement (paper 000, TS-CLOCK: Kang, Min, Eom, IEEE
 //! MASCOTS 2014, Sec. IV-E: "we run aging traces,
 //! which are 16 GB and are mixed with sequential accesses and random accesses").
 //!

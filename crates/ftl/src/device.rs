@@ -1,4 +1,4 @@
-//! Device profiles: named built-ins and custom devices from TOML (issue 4, item 5).
+//! Device profiles: named built-ins and custom devices from TOML.
 //!
 //! Built-ins (capacities in binary units, as paper 000 writes "16 GB" for 2^34 bytes):
 //!

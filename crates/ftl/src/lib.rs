@@ -1,4 +1,4 @@
-//! wafer-ftl: a fast, exact FTL simulator (issue 4; `docs/ftl.md`). Paper 000
+//! wafer-ftl: a fast, exact FTL simulator (`docs/ftl.md`). Paper 000
 //! (TS-CLOCK: D. H. Kang, C. Min, Y. I. Eom, "An Efficient Buffer Replacement Algorithm
 //! for NAND Flash Storage Devices", IEEE MASCOTS 2014) replays after-cache traces on a
 //! FAST hybrid FTL (its microSD model) and on a page-level FTL (its SSD model) to

@@ -1,4 +1,4 @@
-//! Counters every FTL keeps and the report derived from them (issue 4, item 3).
+//! Counters every FTL keeps and the report derived from them.
 //!
 //! WAF = flash page programs (host + GC/merge copies) / host page writes. The erase
 //! distribution covers the measured window (erases since the last

@@ -1,4 +1,4 @@
-//! The experiment file (issue 5, item 1): one TOML document describing a grid of
+//! The experiment file: one TOML document describing a grid of
 //! traces x policies x cache sizes x devices, validated up front.
 //!
 //! Every key is documented in `examples/experiment.toml` and `docs/experiments.md`.

@@ -1,4 +1,4 @@
-//! The figures of an experiment (issue 5, item 4), drawn from the stored results.
+//! The figures of an experiment, drawn from the stored results.
 //!
 //! One figure per trace (and per device where the device matters):
 //! * `hit-ratio`: hit ratio vs cache size per policy (paper 000 Fig. 6, 002 Fig. 10;

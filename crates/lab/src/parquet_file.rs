@@ -1,4 +1,4 @@
-//! `results.parquet` (issue 5, item 3): the results table as one Parquet file, one
+//! `results.parquet`: the results table as one Parquet file, one
 //! row per cell, the same columns as `results.csv` (every parameter, every scalar
 //! metric, `wafer_version`, `trace_checksum`, `elapsed_s`).
 //!

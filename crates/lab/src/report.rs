@@ -1,4 +1,4 @@
-//! The HTML report (issue 5, item 5): one self-contained file, `report.html`, with
+//! The HTML report: one self-contained file, `report.html`, with
 //! the figures inline (SVG), the results table, the per-cell timings, the
 //! configuration and the environment, opened by the run's [`Provenance`]. No scripts, no external references: it opens
 //! offline in any browser.

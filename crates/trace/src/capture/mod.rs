@@ -1,5 +1,5 @@
 //! Capturing before-cache traces from real programs: `strace` output in, requests
-//! and a file layout out (issue 7; paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
+//! and a file layout out (paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
 //! 2014, Sec. IV-A, collected its before-cache traces from a modified kernel; this
 //! does the same from user space).
 //!

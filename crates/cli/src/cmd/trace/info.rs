@@ -1,4 +1,4 @@
-//! `wafer trace info`: summary statistics of a trace (issue 2, item 5), computed by
+//! `wafer trace info`: summary statistics of a trace, computed by
 //! [`wafer_trace::stats`]: requests, reads / writes / trims (count and bytes), distinct
 //! pages read / written / total (footprint), overwrites, re-reads and sequential
 //! writes (page-cache-level or block-layer), write range (paper 000, TS-CLOCK: Kang,
