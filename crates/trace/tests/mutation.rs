@@ -127,6 +127,19 @@ targets! {
     after_csv => AfterCsv,
 }
 
+/// Every format wafer reads has a mutation target: a format added to the readers
+/// without one fails here, not silently outside the test.
+#[test]
+fn every_format_has_a_mutation_target() {
+    for f in Format::ALL {
+        assert!(
+            Target::ALL.iter().any(|t| t.format() == f),
+            "format {} has no mutation target (add one in tests/mutation/corpus.rs)",
+            f.name()
+        );
+    }
+}
+
 /// The generators are right: every seed reads back as exactly its model, detected or
 /// forced (generic text is not detected). Without this, failures could be the test's.
 #[test]
