@@ -94,6 +94,8 @@ pub struct GridStudy {
     infos: Mutex<Vec<Option<TraceInfo>>>,
     only: Option<std::collections::HashSet<String>>,
     devices: AgedDevices,
+    /// Each trace's file size, for [`Study::cost`].
+    sizes: Vec<u64>,
 }
 
 impl GridStudy {
@@ -111,7 +113,20 @@ impl GridStudy {
         };
         let n = plan.traces.len();
         let devices = AgedDevices::new(&plan);
+        let files: Vec<Option<u64>> = plan
+            .traces
+            .iter()
+            .map(|(t, _)| {
+                t.path
+                    .as_ref()
+                    .and_then(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len())
+            })
+            .collect();
+        let largest = files.iter().flatten().copied().max().unwrap_or(1);
+        let sizes = files.into_iter().map(|f| f.unwrap_or(largest)).collect();
         GridStudy {
+            sizes,
             devices,
             plan,
             out: out.map(Path::to_path_buf),
@@ -282,6 +297,19 @@ impl Study for GridStudy {
 
     fn inputs(&self) -> Vec<PathBuf> {
         self.plan.trace_files()
+    }
+
+    /// The trace's size (bytes of its file; a generated trace counts as the largest
+    /// file), three times over with a device behind the cache: a rough proportion
+    /// of the accesses to simulate and the FTL work on top, enough to start the
+    /// long cells first.
+    fn cost(&self, cell: &RunSpec) -> u64 {
+        let pos = self.pos(cell);
+        let size = self.sizes[pos.trace];
+        match self.plan.devices[pos.device] {
+            crate::experiment::DeviceChoice::None => size,
+            _ => size.saturating_mul(3),
+        }
     }
 }
 

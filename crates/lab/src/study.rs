@@ -62,6 +62,11 @@ pub trait Study: Sync {
     ) -> Result<Self::Output, LabError>;
     /// Whether a stored output is the result of `cell` (a foreign or stale file is not).
     fn is_result_of(&self, output: &Self::Output, cell: &Self::Cell) -> bool;
+    /// A relative estimate of what `cell` costs to compute, for scheduling: cells
+    /// run in decreasing order of it (ties in cell order).
+    fn cost(&self, _cell: &Self::Cell) -> u64 {
+        1
+    }
     /// The files the study reads (its traces), which no output may replace.
     fn inputs(&self) -> Vec<PathBuf> {
         Vec::new()
@@ -273,33 +278,48 @@ pub fn run<S: Study + Send + 'static>(
             );
             let (cells, ids, store, todo) =
                 (cells.clone(), ids.clone(), store.clone(), todo.clone());
+            // Longest cells first (the study's estimate), each worker taking the
+            // next: the last cells to finish are short ones, so no worker idles
+            // while one long cell runs alone at the end.
+            let mut order = todo.clone();
+            order.sort_by_key(|&i| std::cmp::Reverse(study.cost(&cells[i])));
             std::thread::spawn(move || {
-                use rayon::prelude::*;
-                pool.install(|| {
-                    todo.par_iter().for_each_with(tx, |tx, &i| {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let cell = &cells[i];
-                        let g = study.group(cell);
-                        let Some((_, input)) = shared.iter().find(|(k, _)| *k == g) else {
-                            return; // stopped before its input was built
-                        };
-                        let r = study.compute(cell, input, &work);
-                        let closed = gate.lock().unwrap_or_else(|e| e.into_inner());
-                        if *closed || stop.load(Ordering::Relaxed) {
-                            return; // discarded: the run was stopped while it ran
-                        }
-                        let r = match r {
-                            Ok(out) => match &store {
-                                Some(st) => st.save(&ids[i], &out).map(|()| out).map_err(Err),
-                                None => Ok(out),
-                            },
-                            Err(e) => Err(Ok(e)),
-                        };
-                        let _ = tx.send((i, r));
-                        drop(closed);
-                    });
+                let next = std::sync::atomic::AtomicUsize::new(0);
+                // One cell, computed, stored and reported (unless the run stopped).
+                let one = |i: usize| {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let cell = &cells[i];
+                    let g = study.group(cell);
+                    let Some((_, input)) = shared.iter().find(|(k, _)| *k == g) else {
+                        return; // stopped before its input was built
+                    };
+                    let r = study.compute(cell, input, &work);
+                    let closed = gate.lock().unwrap_or_else(|e| e.into_inner());
+                    if *closed || stop.load(Ordering::Relaxed) {
+                        return; // discarded: the run was stopped while it ran
+                    }
+                    let r = match r {
+                        Ok(out) => match &store {
+                            Some(st) => st.save(&ids[i], &out).map(|()| out).map_err(Err),
+                            None => Ok(out),
+                        },
+                        Err(e) => Err(Ok(e)),
+                    };
+                    // Sent while the gate is held, so a closed gate has seen it.
+                    let _ = tx.send((i, r));
+                    drop(closed);
+                };
+                pool.scope(|s| {
+                    for _ in 0..jobs {
+                        let (next, order, one) = (&next, &order, &one);
+                        s.spawn(move |_| {
+                            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                                one(i);
+                            }
+                        });
+                    }
                 });
             })
         };
@@ -377,4 +397,49 @@ pub fn run<S: Study + Send + 'static>(
         elapsed_s: t0.elapsed().as_secs_f64(),
         jobs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cells 0..8 whose cost is their value; compute records the order it ran in.
+    struct Costly(Mutex<Vec<u64>>);
+
+    impl Study for Costly {
+        type Cell = u64;
+        type Output = u64;
+        type Shared = ();
+        fn cells(&self) -> Vec<u64> {
+            vec![3, 7, 1, 5, 0, 6, 2, 4]
+        }
+        fn label(&self, c: &u64) -> String {
+            c.to_string()
+        }
+        fn prepare(&self, _: usize, _: &mut dyn Observer) -> Result<(), LabError> {
+            Ok(())
+        }
+        fn compute(&self, c: &u64, _: &(), _: &AtomicU64) -> Result<u64, LabError> {
+            self.0.lock().unwrap().push(*c);
+            Ok(c * 10)
+        }
+        fn is_result_of(&self, o: &u64, c: &u64) -> bool {
+            *o == c * 10
+        }
+        fn cost(&self, c: &u64) -> u64 {
+            *c
+        }
+    }
+
+    #[test]
+    fn cells_start_longest_first_and_come_back_in_cell_order() {
+        let study = Arc::new(Costly(Mutex::default()));
+        let opts = RunOptions {
+            jobs: 1,
+            ..RunOptions::default()
+        };
+        let out = run(&study, &opts, &mut Quiet).unwrap();
+        assert_eq!(*study.0.lock().unwrap(), [7, 6, 5, 4, 3, 2, 1, 0]);
+        assert_eq!(out.results, [30, 70, 10, 50, 0, 60, 20, 40]);
+    }
 }
