@@ -76,3 +76,26 @@ fn http_range(url: &str, from: u64, want: u64, out: &mut File) -> anyhow::Result
     }
     Ok(std::io::copy(&mut body.take(want), out)?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_of_a_file_is_fetched_from_its_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("upstream");
+        std::fs::write(&src, b"HEADERtrace bytes\0\0\0").unwrap();
+        let part = dir.path().join("t.part");
+        let url = format!("file://{}", src.display());
+        fetch_range(&url, 6, 11, &part).unwrap();
+        assert_eq!(std::fs::read(&part).unwrap(), b"trace bytes");
+        // A part longer than the trace is not a prefix of it: started again.
+        std::fs::write(&part, b"far too long a part").unwrap();
+        fetch_range(&url, 6, 11, &part).unwrap();
+        assert_eq!(std::fs::read(&part).unwrap(), b"trace bytes");
+        // A source that ends early keeps what arrived and says so.
+        let e = fetch_range(&url, 6, 40, &part).unwrap_err().to_string();
+        assert!(e.contains("run the same command again to resume"), "{e}");
+    }
+}
