@@ -13,6 +13,7 @@
 #![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 mod cmd;
+mod download;
 mod interrupt;
 pub mod oom;
 mod progress;
@@ -29,7 +30,8 @@ Examples:
   wafer curve -t trace.wtr --plot mrc.svg      exact LRU at every cache size
   wafer ftl -t after.wtr --device microsd-16g --aging
   wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru
-  wafer run experiment.toml";
+  wafer run experiment.toml
+  wafer traces fetch telegram_exec             the public Pixel 6a trace the presets use";
 
 /// wafer: a trace-driven laboratory for flash-aware buffer caches.
 #[derive(Parser, Debug)]
@@ -62,6 +64,8 @@ enum Command {
     Demo(cmd::demo::Args),
     /// Play a trace on a real file or block device (O_DIRECT) and time it.
     Replay(Box<cmd::replay::Args>),
+    /// List the public third-party traces wafer knows and where they are; `fetch` them.
+    Traces(cmd::traces::Args),
 }
 
 /// Run `wafer` with `args` (the program name first); returns the exit status.
@@ -93,6 +97,7 @@ where
         Command::Ftl(a) => cmd::ftl::run(*a),
         Command::Ssd(a) => cmd::ssd::run(*a),
         Command::Replay(a) => cmd::replay::run(*a),
+        Command::Traces(a) => cmd::traces::run(a),
     };
     // The hook has printed the line; the state the panic left is not used again.
     let Ok(result) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(dispatch)) else {
@@ -103,9 +108,10 @@ where
         Err(err) if is_broken_pipe(&err) => 0,
         Err(err) => {
             eprintln!("wafer: {}", one_line(&err));
+            // A missing trace is fixed before the run, like a usage error: fetch it.
             let refused = matches!(
                 err.downcast_ref::<wafer_lab::LabError>(),
-                Some(wafer_lab::LabError::Refused(_))
+                Some(wafer_lab::LabError::Refused(_) | wafer_lab::LabError::MissingTrace(_))
             );
             if refused || err.downcast_ref::<cmd::UsageError>().is_some() {
                 2

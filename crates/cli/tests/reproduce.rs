@@ -233,3 +233,66 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
     }
     assert_eq!(cells, 56);
 }
+
+/// `paper --quick` as a clone alone sees it (no trace folder, no `shared/traces`
+/// beside it): its bundled group runs, each missing group is one line with the
+/// command that fetches it, and the study exits 0.
+fn clone_alone(paper: &str) {
+    let out_dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("wafer")
+        .unwrap()
+        .current_dir(repository())
+        .env("WAFER_TRACES", empty.path())
+        .env("XDG_DATA_HOME", empty.path().join("data"))
+        .env("WAFER_NO_SHARED", "1")
+        .args(["reproduce", paper, "--quick", "-j", "2", "-o"])
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{paper}: {}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let preset = wafer_lab::presets::find(paper).unwrap();
+    let skipped: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("skipped: group "))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{paper}:\n{stdout}");
+    assert!(
+        skipped[0].starts_with("skipped: group Pixel 6a needs mobile-pixel6a/telegram_exec.csv.gz")
+            && skipped[0].contains("run `wafer traces fetch telegram_exec"),
+        "{paper}: {}",
+        skipped[0]
+    );
+    // One verdict per claim, on the bundled group only.
+    let verdicts = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("verdict: "))
+        .count();
+    assert_eq!(verdicts, preset.claims.len(), "{paper}:\n{stdout}");
+    assert!(stdout.contains("  on paper-like ("), "{paper}:\n{stdout}");
+}
+
+#[test]
+fn ts_clock_runs_from_a_clone_alone() {
+    clone_alone("ts-clock");
+}
+
+#[test]
+fn bua_runs_from_a_clone_alone() {
+    clone_alone("bua");
+}
+
+#[test]
+fn craw_runs_from_a_clone_alone() {
+    clone_alone("craw");
+}
+
+#[test]
+fn sorted_clock_runs_from_a_clone_alone() {
+    clone_alone("sorted-clock");
+}

@@ -40,6 +40,10 @@ pub enum LabError {
     /// form would take more than [`crate::bounds::memory_limit`].
     #[error("{0}")]
     Memory(String),
+    /// A trace file that is neither where it was named nor in a trace folder; the
+    /// message names it and how to get it (`wafer traces fetch NAME`).
+    #[error("{0}")]
+    MissingTrace(String),
     /// Anything else that is inconsistent.
     #[error("{0}")]
     Invalid(String),

@@ -725,9 +725,21 @@ impl Experiment {
                     continue;
                 }
                 (Some(p), None) => {
-                    if p.is_relative() {
-                        t.path = Some(base.join(p));
-                    }
+                    let given = base.join(p);
+                    // Missing beside the file: the trace folders (a fetched trace).
+                    t.path = Some(
+                        match crate::trace_folders::find(p, std::slice::from_ref(&given)) {
+                            Ok(f) => f,
+                            Err(LabError::MissingTrace(m))
+                                if crate::known_traces::by_path(p).is_some() =>
+                            {
+                                let at = at(&format!("traces[{i}].path"));
+                                return Err(LabError::MissingTrace(format!("{at}: {m}")));
+                            }
+                            // The user's own file: said missing below, where it was named.
+                            Err(_) => given,
+                        },
+                    );
                 }
             }
             let path = t.path.clone().expect("checked above");

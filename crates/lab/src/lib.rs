@@ -32,6 +32,7 @@ pub mod experiment;
 pub mod figure_file;
 pub mod figures;
 pub mod grid;
+pub mod known_traces;
 pub mod lock;
 pub mod parquet_file;
 pub mod pdf;
@@ -46,6 +47,7 @@ pub mod spec;
 pub mod store;
 pub mod study;
 pub mod timed;
+pub mod trace_folders;
 
 pub use compute::{run_cell, CellSink};
 pub use error::LabError;

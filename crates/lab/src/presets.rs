@@ -13,9 +13,11 @@
 //! Policies a preset names that are not registered in this build are left out with a
 //! note.
 //!
-//! Trace files are found under `../shared/traces/` relative to the current folder, or
-//! relative to any ancestor of the `wafer` executable; bundled captures under
-//! `traces/`.
+//! Bundled captures are found under the repository's `traces/`, the public traces in
+//! the trace folders ([`crate::trace_folders`]: `$WAFER_TRACES`, the data folder
+//! `wafer traces fetch` fills, `../shared/traces`). A group whose traces are not all
+//! there is left out with a line saying how to fetch them ([`Preset::skipped`]), so a
+//! study runs from a clone alone on its bundled group.
 //!
 //! The `apu` preset (paper 004: M. Huang et al., "Efficient Cache Design for
 //! Solid-State Drives", ACM Computing Frontiers 2010) runs timed-device cells, not
@@ -76,8 +78,9 @@ pub struct Preset {
 pub struct TraceGroup {
     /// Short name in verdict lines and figure labels.
     pub name: &'static str,
-    /// Trace files: under `../shared/traces/`, or wafer's own bundled captures under
-    /// `traces/` of the repository.
+    /// Trace files: public traces by their path in a trace folder
+    /// ([`crate::known_traces`]), or wafer's own bundled captures under `traces/` of
+    /// the repository.
     pub traces: &'static [&'static str],
     /// The group's cache sizes (a share of each trace's footprint suits captures
     /// whose footprints are small).
@@ -548,31 +551,36 @@ pub fn find(name: &str) -> Result<&'static Preset, LabError> {
     })
 }
 
-/// Find `rel` under `../shared/traces/` from the current folder or from an ancestor
-/// of the running executable.
+/// Where the preset trace `rel` is: a bundled capture under the repository's
+/// `traces/`, else a trace folder ([`crate::trace_folders`]); missing, an error that
+/// says how to fetch it.
 pub fn locate_trace(rel: &str) -> Result<PathBuf, LabError> {
-    let mut bases: Vec<PathBuf> = Vec::new();
-    if let Ok(cwd) = std::env::current_dir() {
-        bases.extend(cwd.ancestors().map(Path::to_path_buf));
+    let p = crate::trace_folders::find(Path::new(rel), &crate::trace_folders::bundled(rel))?;
+    Ok(p.canonicalize().unwrap_or(p))
+}
+
+/// A group of a preset that cannot run here, and the traces it lacks.
+#[derive(Clone, Debug)]
+pub struct Skipped {
+    /// The group.
+    pub group: &'static TraceGroup,
+    /// Its traces that were not found, as the preset names them.
+    pub missing: Vec<&'static str>,
+}
+
+impl Skipped {
+    /// One line: the group, what it lacks, and the command that fetches it.
+    pub fn line(&self) -> String {
+        let how = match crate::trace_folders::fetch_command(self.missing.iter().copied()) {
+            Some(cmd) => format!("run `{cmd}` to include it"),
+            None => "run from a wafer clone (they are under its traces/)".into(),
+        };
+        format!(
+            "skipped: group {} needs {}, not found; {how}",
+            self.group.name,
+            self.missing.join(", ")
+        )
     }
-    if let Ok(exe) = std::env::current_exe() {
-        bases.extend(exe.ancestors().skip(1).map(Path::to_path_buf));
-    }
-    for b in &bases {
-        for cand in [
-            b.join("../shared/traces").join(rel),
-            b.join("shared/traces").join(rel),
-            b.join("traces").join(rel),
-        ] {
-            if cand.is_file() {
-                return Ok(cand.canonicalize().unwrap_or(cand));
-            }
-        }
-    }
-    Err(LabError::Invalid(format!(
-        "trace {rel} not found: run from the wafer repository (it looks for ../shared/traces/{rel} \
-         and traces/{rel} relative to the current folder and to the wafer executable)"
-    )))
 }
 
 impl Preset {
@@ -598,6 +606,23 @@ impl Preset {
             run: "1MiB".into(),
             seed: wafer_ftl::aging::Aging::default().seed,
         })
+    }
+
+    /// The groups that cannot run here: a group runs only with all its traces, so
+    /// that its verdicts are the same wherever it runs.
+    pub fn skipped(&self) -> Vec<Skipped> {
+        self.groups
+            .iter()
+            .filter_map(|g| {
+                let missing: Vec<&'static str> = g
+                    .traces
+                    .iter()
+                    .copied()
+                    .filter(|t| locate_trace(t).is_err())
+                    .collect();
+                (!missing.is_empty()).then_some(Skipped { group: g, missing })
+            })
+            .collect()
     }
 
     /// The experiment, with traces located. `quick` keeps the design (policies,
@@ -673,8 +698,20 @@ impl Preset {
         devices: Vec<String>,
         pick: &dyn Fn(&TraceGroup) -> (&'static [&'static str], Vec<&'static str>),
     ) -> Result<Plan, LabError> {
+        let skipped = self.skipped();
+        if skipped.len() == self.groups.len() {
+            let lines: Vec<String> = skipped.iter().map(Skipped::line).collect();
+            return Err(LabError::MissingTrace(format!(
+                "{}: no group of traces can run here ({})",
+                self.name,
+                lines.join("; ")
+            )));
+        }
         let mut defs = Vec::new();
         for g in self.groups {
+            if skipped.iter().any(|s| std::ptr::eq(s.group, g)) {
+                continue;
+            }
             let (traces, sizes) = pick(g);
             for t in traces {
                 let mut def = TraceDef::file(locate_trace(t)?);

@@ -100,3 +100,43 @@ fn each_group_is_judged_on_its_own_cells_at_its_own_sizes() {
         "{label}"
     );
 }
+
+/// A group whose traces are not here is left out with a line naming them; a preset
+/// none of whose groups can run is a missing-trace error carrying those lines.
+#[test]
+fn a_group_without_its_traces_is_skipped_and_named() {
+    const MISSING: TraceGroup = TraceGroup {
+        name: "absent",
+        traces: &["no-such-capture.wtr"],
+        sizes: &["10%"],
+        differences: "none",
+    };
+    const PARTIAL: &[TraceGroup] = &[TWO_GROUPS.groups[0], MISSING];
+    const NONE: &[TraceGroup] = &[MISSING];
+    let partial = Preset {
+        groups: PARTIAL,
+        ..TWO_GROUPS
+    };
+    let plan = partial.plan(true).unwrap();
+    assert_eq!(plan.traces.len(), 1);
+    let skipped = partial.skipped();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(
+        skipped[0].line(),
+        "skipped: group absent needs no-such-capture.wtr, not found; run from a wafer clone (they are under its traces/)"
+    );
+    let none = Preset {
+        groups: NONE,
+        ..TWO_GROUPS
+    };
+    match none.plan(false) {
+        Err(wafer_lab::LabError::MissingTrace(m)) => {
+            assert!(m.contains("no group of traces can run here"), "{m}");
+            assert!(
+                m.contains("skipped: group absent needs no-such-capture.wtr"),
+                "{m}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

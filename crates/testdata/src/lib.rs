@@ -66,7 +66,8 @@ pub fn trace(rel: &str) -> Option<PathBuf> {
     let _ = writeln!(
         std::io::stderr(),
         "skipped: {test} needs {} (a third-party trace the repository does not carry; \
-         set WAFER_TRACES or put shared/traces beside the clone)",
+         set WAFER_TRACES, which `WAFER_TRACES=DIR wafer traces fetch` fills, or put \
+         shared/traces beside the clone)",
         p.display()
     );
     None

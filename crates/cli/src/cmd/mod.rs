@@ -17,6 +17,7 @@ pub mod run_args;
 pub mod sim;
 pub mod ssd;
 pub mod trace;
+pub mod traces;
 
 /// An error in how the command was called (exit status 2), as opposed to a failure
 /// while running it (exit status 1).

@@ -58,6 +58,8 @@ pub fn reproduce(
         format!("note: {NOTE}"),
     ];
     head.extend(preset.setup_lines(&plan));
+    // A group whose traces are not here is left out, saying how to fetch them.
+    head.extend(preset.skipped().iter().map(|s| s.line()));
     for l in &head {
         writeln!(stdout, "{l}")?;
     }
