@@ -28,9 +28,7 @@ pub fn lab_err(e: wafer_lab::LabError) -> PyErr {
         wafer_lab::LabError::Config { .. } => PyValueError::new_err(e.to_string()),
         wafer_lab::LabError::Io { .. } => PyOSError::new_err(e.to_string()),
         // A known public trace not found: an OSError naming how to fetch it.
-        wafer_lab::LabError::MissingTrace(m) => {
-            pyo3::exceptions::PyFileNotFoundError::new_err(m)
-        }
+        wafer_lab::LabError::MissingTrace(m) => pyo3::exceptions::PyFileNotFoundError::new_err(m),
         wafer_lab::LabError::Memory(m) => PyMemoryError::new_err(m),
         wafer_lab::LabError::Trace(t) => trace_err(t),
         other => WaferError::new_err(other.to_string()),
