@@ -53,12 +53,12 @@ pub fn reproduce(
     // Held to the end: the claims figure is written after the grid's outputs.
     let _lock = wafer_lab::store::Store::new(out).claim(&plan.trace_files())?;
     let mut stdout = std::io::stdout();
-    let mut head = vec![
+    let intro = vec![
         format!("{}: {}", preset.name, preset.paper),
         format!("note: {NOTE}"),
     ];
-    head.extend(preset.setup_lines(&plan));
-    for l in &head {
+    let setup = preset.setup_table(&plan);
+    for l in intro.iter().chain(&preset.setup_lines(&plan)) {
         writeln!(stdout, "{l}")?;
     }
     // Where each claim holds runs first, each study an experiment of its own in its
@@ -69,8 +69,8 @@ pub fn reproduce(
         writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
         let preface = move |results: &[wafer_lab::CellResult]| Preface {
             lines: preset.sensitivity_lines(&s, results),
-            glance: None,
             after: vec![preset.sensitivity_chart(&s, results)],
+            ..Preface::default()
         };
         let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
         let results = done.outcome.results;
@@ -81,17 +81,22 @@ pub fn reproduce(
         writeln!(stdout)?;
     }
     let extra = sensitivity.clone();
+    // The report opens with the verdict table and the claims figure; the setup is a
+    // table, and the comparison as printed is kept whole below them.
     let preface = move |results: &[wafer_lab::CellResult]| {
-        let mut lines = head.clone();
-        lines.extend(preset.compare(results));
+        let mut printed = preset.compare(results);
         let mut after = Vec::new();
         for (sens, chart, _) in &extra {
-            lines.extend(sens.iter().cloned());
+            printed.extend(sens.iter().cloned());
             after.push(chart.clone());
         }
         Preface {
-            lines,
+            // The title names the study already.
+            lines: intro[1..].to_vec(),
+            verdicts: preset.verdict_rows(results),
             glance: Some(preset.claims_chart(results)),
+            setup: setup.clone(),
+            printed,
             after,
         }
     };
