@@ -671,6 +671,58 @@ mod tests {
     }
 
     #[test]
+    fn long_labels_are_cut_not_clipped_and_notes_make_room() {
+        let label = "elapsed sorted-clock-wsr/lru-wsr paper-like | Pixel 6a";
+        let c = Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: Some(vec![label.to_string(); 5]),
+            kind: Kind::Bars,
+            series: vec![Series {
+                name: "a".into(),
+                points: (0..5).map(|i| (i as f64, 1.0)).collect(),
+            }],
+            y_from_zero: true,
+            log_y: false,
+            notes: vec!["1. a key".into(), "word ".repeat(30)],
+        };
+        let svg = c.svg();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let root = doc.root_element();
+        // Two notes, the second wrapped onto two lines.
+        assert_eq!(root.attribute("height"), Some("499"));
+        for t in doc.descendants().filter(|n| {
+            n.attribute("transform")
+                .is_some_and(|t| t.contains("rotate(-40)"))
+        }) {
+            let x: f64 = t.attribute("transform").unwrap()[10..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let shown: String = t
+                .children()
+                .filter(|n| n.is_text())
+                .filter_map(|n| n.text())
+                .collect();
+            // Full label in the tooltip; the shown part fits left of its tick.
+            assert_eq!(t.first_element_child().unwrap().text(), Some(label));
+            let width = shown.chars().count() as f64 * CHAR_W * 40f64.to_radians().cos();
+            assert!(width <= x, "{shown} at {x}");
+        }
+        // A two-line label stays flat when each line fits.
+        let two = Chart {
+            categories: Some(vec!["1. erases\nts-clock/fab".into()]),
+            notes: Vec::new(),
+            ..c
+        };
+        let svg = two.svg();
+        assert!(svg.contains("<tspan") && !svg.contains("rotate(-40)"));
+    }
+
+    #[test]
     fn svg_parses_and_names_every_series() {
         let c = Chart {
             title: "a < b".into(),

@@ -30,7 +30,7 @@ use crate::claims::{Claim, Form, Judged, Measured, Metric, Over};
 use crate::error::LabError;
 use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
 use crate::plot::{Chart, Kind, Series};
-use crate::report::VerdictRow;
+use crate::report::{Preface, VerdictRow};
 use crate::result::CellResult;
 
 /// The paper's own setup, as its text states it.
@@ -847,7 +847,13 @@ impl Preset {
                     }
                 }
             }
-            categories.push(format!("{}. {}\n{}/{}", i + 1, c.metric.short(), c.policy, c.baseline));
+            categories.push(format!(
+                "{}. {}\n{}/{}",
+                i + 1,
+                c.metric.short(),
+                c.policy,
+                c.baseline
+            ));
             notes.push(format!(
                 "{}. {} vs {}, {}: {}",
                 i + 1,
@@ -1026,6 +1032,21 @@ impl Preset {
             }
         }
         out
+    }
+
+    /// The report's preface on `results`: the note, the verdict table, the claims
+    /// figure, the setup table (`setup`, from [`Preset::setup_table`]) and the
+    /// comparison as printed.
+    pub fn preface(&self, setup: &[[String; 3]], results: &[CellResult]) -> Preface {
+        Preface {
+            // The title names the study already.
+            lines: vec![format!("note: {NOTE}")],
+            verdicts: self.verdict_rows(results),
+            glance: Some(self.claims_chart(results)),
+            setup: setup.to_vec(),
+            printed: self.compare(results),
+            after: Vec::new(),
+        }
     }
 
     /// The verdict table of the report: a row per claim and group, from the same

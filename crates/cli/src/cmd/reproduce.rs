@@ -53,12 +53,10 @@ pub fn reproduce(
     // Held to the end: the claims figure is written after the grid's outputs.
     let _lock = wafer_lab::store::Store::new(out).claim(&plan.trace_files())?;
     let mut stdout = std::io::stdout();
-    let intro = vec![
-        format!("{}: {}", preset.name, preset.paper),
-        format!("note: {NOTE}"),
-    ];
     let setup = preset.setup_table(&plan);
-    for l in intro.iter().chain(&preset.setup_lines(&plan)) {
+    writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
+    writeln!(stdout, "note: {NOTE}")?;
+    for l in preset.setup_lines(&plan) {
         writeln!(stdout, "{l}")?;
     }
     // Where each claim holds runs first, each study an experiment of its own in its
@@ -84,21 +82,12 @@ pub fn reproduce(
     // The report opens with the verdict table and the claims figure; the setup is a
     // table, and the comparison as printed is kept whole below them.
     let preface = move |results: &[wafer_lab::CellResult]| {
-        let mut printed = preset.compare(results);
-        let mut after = Vec::new();
+        let mut p = preset.preface(&setup, results);
         for (sens, chart, _) in &extra {
-            printed.extend(sens.iter().cloned());
-            after.push(chart.clone());
+            p.printed.extend(sens.iter().cloned());
+            p.after.push(chart.clone());
         }
-        Preface {
-            // The title names the study already.
-            lines: intro[1..].to_vec(),
-            verdicts: preset.verdict_rows(results),
-            glance: Some(preset.claims_chart(results)),
-            setup: setup.clone(),
-            printed,
-            after,
-        }
+        p
     };
     let done = run_plan(plan, out, jobs, Box::new(preface))?;
     let results = &done.outcome.results;
