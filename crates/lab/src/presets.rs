@@ -847,13 +847,13 @@ impl Preset {
                     }
                 }
             }
-            categories.push(format!(
-                "{}. {}\n{}/{}",
-                i + 1,
-                c.metric.short(),
-                c.policy,
-                c.baseline
-            ));
+            // Lines of at most 14 characters fit a slot of four claims flat.
+            let pair = if c.policy.len() + c.baseline.len() < 14 {
+                format!("{}/{}", c.policy, c.baseline)
+            } else {
+                format!("{}/\n{}", c.policy, c.baseline)
+            };
+            categories.push(format!("{}. {}\n{pair}", i + 1, c.metric.short()));
             notes.push(format!(
                 "{}. {} vs {}, {}: {}",
                 i + 1,
@@ -1193,6 +1193,20 @@ mod tests {
         }
         assert!(find("apu").is_err());
         assert!(find("craw").is_ok());
+    }
+
+    #[test]
+    fn claims_figure_labels_stay_flat() {
+        for p in PRESETS.iter().chain([&DEMO]) {
+            let chart = p.claims_chart(&[]);
+            let labels = chart.categories.clone().unwrap();
+            assert!(labels.len() <= 4, "{}", p.name);
+            for l in &labels {
+                assert!(l.lines().all(|x| x.chars().count() <= 14), "{l}");
+            }
+            assert_eq!(chart.notes.len(), p.claims.len() + 1);
+            assert!(!chart.svg().contains("rotate(-40)"), "{}", p.name);
+        }
     }
 
     #[test]
