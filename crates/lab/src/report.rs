@@ -1,7 +1,9 @@
 //! The HTML report (issue 5, item 5): one self-contained file, `report.html`, with
 //! the figures inline (SVG), the results table, the per-cell timings, the
 //! configuration and the environment, opened by the run's [`Provenance`]. No scripts, no external references: it opens
-//! offline in any browser.
+//! offline in any browser. A preset's report then opens with its verdict table; the
+//! per-trace figures, the results and the configuration are collapsed (`<details>`,
+//! which a link into them opens), so the page stays a few screens long.
 
 use std::fmt::Write;
 
