@@ -222,12 +222,19 @@ def test_plots_draw_the_results(grid):
     _, local = grid
     df = wafer.load_results(local)
     fig = wafer.plot.hit_ratio(df)
-    lines = fig.axes[0].get_lines()
-    assert len(lines) == 6  # 2 traces x 3 policies
+    # One panel per trace, sharing the y axis, each with a line per policy, and one
+    # legend for the figure naming each policy once.
+    assert [ax.get_title() for ax in fig.axes] == list(dict.fromkeys(df["trace"]))
+    assert [len(ax.get_lines()) for ax in fig.axes] == [3, 3]
+    assert fig.axes[0].get_shared_y_axes().joined(fig.axes[0], fig.axes[1])
+    assert [ax.get_legend() for ax in fig.axes] == [None, None]
+    (legend,) = fig.legends
+    assert sorted(t.get_text() for t in legend.get_texts()) == ["clock", "lb-clock", "lru"]
+    lines = [line for ax in fig.axes for line in ax.get_lines()]
     drawn = sorted(y for line in lines for y in line.get_ydata())
     assert drawn == sorted(df["hit_ratio"])
     wb = wafer.plot.write_backs(wafer.load_results(local, engine="polars"))
-    drawn = sorted(y for line in wb.axes[0].get_lines() for y in line.get_ydata())
+    drawn = sorted(y for ax in wb.axes for line in ax.get_lines() for y in line.get_ydata())
     assert drawn == sorted(df["page_writes"] + df["pad_writes"])
     wear = wafer.plot.device_wear(df)
     assert [len(ax.patches) for ax in wear.axes] == [6, 6]

@@ -1,6 +1,6 @@
 """The standard figures of an experiment with matplotlib (the same views the HTML
-report draws): hit ratio and write-backs against cache size per policy, and write
-amplification / erases per device. Each function takes the DataFrame of
+report draws): hit ratio and write-backs against cache size per policy, one panel per
+trace, and write amplification / erases per device. Each function takes the DataFrame of
 :func:`wafer.load_results` (pandas or polars) and returns a ``Figure``."""
 
 from __future__ import annotations
@@ -15,21 +15,46 @@ def _pandas(df: Any) -> Any:
 
 
 def _by_size(df: Any, column: str, ylabel: str, title: str) -> Figure:
+    """One panel per trace (their cache sizes differ), a shared y axis, one line per
+    policy (and device, when there are several) in the same colour on every panel,
+    and one legend for the figure, outside the data."""
     df = _pandas(df)
-    fig = Figure(figsize=(6.4, 4.0), layout="constrained")
-    ax = fig.subplots()
-    for (trace, device, policy), g in df.groupby(["trace", "device", "policy"], sort=False):
-        g = g.sort_values("capacity_pages")
-        size_mib = g["capacity_pages"] * g["page_size"] / 2**20
-        many = df["trace"].nunique() > 1 or df["device"].nunique() > 1
-        label = f"{policy} ({trace}, {device})" if many else policy
-        ax.plot(size_mib, g[column], marker="o", label=label)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("cache size (MiB)")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
+    traces = list(dict.fromkeys(df["trace"]))
+    many_devices = df["device"].nunique() > 1
+    cols = max(min(len(traces), 3), 1)
+    rows = max(-(-len(traces) // cols), 1)
+    fig = Figure(figsize=(1.0 + 3.4 * cols, 0.6 + 3.0 * rows), layout="constrained")
+    axes = fig.subplots(rows, cols, sharey=True, squeeze=False).ravel()
+    # A line keeps its colour on every panel; after ten, dashes tell them apart.
+    styles: dict[str, dict[str, str]] = {}
+    for ax, trace in zip(axes, traces, strict=False):
+        for (device, policy), g in df[df["trace"] == trace].groupby(
+            ["device", "policy"], sort=False
+        ):
+            g = g.sort_values("capacity_pages")
+            size_mib = g["capacity_pages"] * g["page_size"] / 2**20
+            label = f"{policy} ({device})" if many_devices else str(policy)
+            if label not in styles:
+                n = len(styles)
+                styles[label] = {"color": f"C{n % 10}", "linestyle": "-" if n < 10 else "--"}
+            ax.plot(size_mib, g[column], marker="o", label=label, **styles[label])
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("cache size (MiB)")
+        ax.set_title(str(trace), fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    for ax in axes[len(traces) :]:
+        ax.set_visible(False)
+    for ax in axes[::cols]:
+        ax.set_ylabel(ylabel)
+    handles = {}
+    for ax in axes[: len(traces)]:
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    if handles:
+        fig.legend(
+            list(handles.values()), list(handles), loc="outside right upper", fontsize="small"
+        )
+    fig.suptitle(title)
     return fig
 
 
@@ -56,7 +81,12 @@ def device_wear(df: Any) -> Figure:
     df = df[df["capacity_pages"] == biggest]
     fig = Figure(figsize=(8.0, 4.0), layout="constrained")
     ax_waf, ax_erases = fig.subplots(1, 2)
-    labels = [f"{p}\n{d}" for p, d in zip(df["policy"], df["device"], strict=True)]
+    # Name the trace too when there are several: the bars are per cell.
+    named = df["trace"].nunique() > 1
+    labels = [
+        f"{p}\n{d}" + (f"\n{t}" if named else "")
+        for p, d, t in zip(df["policy"], df["device"], df["trace"], strict=True)
+    ]
     x = range(len(df))
     ax_waf.bar(x, df["ftl_waf"])
     ax_waf.set_ylabel("write amplification")

@@ -204,16 +204,27 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
         .filter(|l| l.trim_start().starts_with("verdict: "))
         .count();
     assert_eq!(verdicts, wafer_lab::presets::DEMO.claims.len(), "{stdout}");
-    // The figure that makes the point at a glance: one bar group per claim, shown
-    // first in the report.
+    // The figure that makes the point at a glance: one bar group per claim, each
+    // claim and its verdict in the key under the plot, shown under the verdict table.
     let out = dir.path().join("wafer-out/demo");
     let glance = std::fs::read_to_string(out.join("figures/claims.svg")).unwrap();
-    for c in wafer_lab::presets::DEMO.claims {
-        let label = format!("{} {}/{}", c.metric.short(), c.policy, c.baseline);
-        assert!(glance.contains(&label), "no bar group for {label}");
+    for (i, c) in wafer_lab::presets::DEMO.claims.iter().enumerate() {
+        let key = format!(
+            "{}. {} vs {}, {}: paper-like ",
+            i + 1,
+            c.policy,
+            c.baseline,
+            c.metric.short()
+        );
+        assert!(glance.contains(&key), "no key line {key}");
     }
     let report = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(report.contains("<figure id=\"glance\">"));
+    let table = report.find("<table class=\"verdicts\">").unwrap();
+    assert!(table < report.find("<figure id=\"glance\">").unwrap());
+    assert_eq!(
+        report.matches("<td class=\"l v-").count(),
+        wafer_lab::presets::DEMO.claims.len()
+    );
     // Every cell exercises the cache and the device: write-backs before the end flush.
     let csv = std::fs::read_to_string(dir.path().join("wafer-out/demo/results.csv")).unwrap();
     let mut lines = csv.lines();

@@ -66,6 +66,7 @@ fn chart(ftl: &str, rows: &[Row]) -> Chart {
         categories: None,
         kind: Kind::Line,
         log_y: false,
+        notes: Vec::new(),
         series: by_range
             .into_iter()
             .map(|(r, mut points)| {

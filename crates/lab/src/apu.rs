@@ -602,6 +602,7 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
                     categories: Some(cats.clone()),
                     kind: Kind::Line,
                     log_y: crate::plot::spans_decades(&series),
+                    notes: Vec::new(),
                     series,
                     y_from_zero: true,
                 },
@@ -625,6 +626,7 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
                     categories: None,
                     kind: Kind::Line,
                     log_y: false,
+                    notes: Vec::new(),
                     series: vec![Series {
                         name: "APU-LRU 2-way".into(),
                         points: pts,
@@ -673,6 +675,7 @@ fn verdict(c: &Claim, per_load: Vec<(String, Option<f64>)>) -> String {
     let figures: Vec<f64> = per_load.iter().filter_map(|x| x.1).collect();
     let m = Measured {
         value: (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64),
+        effects: figures,
         per_trace: per_load.into_iter().map(|(l, v)| (l, v, 1)).collect(),
         not_comparable: Vec::new(),
     };

@@ -150,10 +150,38 @@ pub struct Measured {
     pub value: Option<f64>,
     /// Pairs with no effect (zero denominator), as `trace @ cache`.
     pub not_comparable: Vec<String>,
+    /// Every compared pair's effect, trace by trace: the cells behind the figures,
+    /// so a reader can see how many of them lean the paper's way.
+    pub effects: Vec<f64>,
+}
+
+/// A claim judged on one group of traces. The printed comparison
+/// ([`Claim::lines`]) and the report's verdict table are both written from it, so
+/// they cannot disagree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    /// wafer's figures on the claim's metric.
+    pub measured: Measured,
+    /// The verdict by the rule.
+    pub verdict: Verdict,
+    /// Why, in words.
+    pub why: String,
+    /// The view printed beside the claim's metric, with its name: erases without the
+    /// end flush, or the sum of flash latencies beside elapsed time.
+    pub beside: Option<(&'static str, Measured)>,
+}
+
+impl Judged {
+    /// Compared cells (trace x cache size pairs) and how many of them are favourable.
+    pub fn cells(&self, claim: &Claim) -> (usize, usize) {
+        let e = &self.measured.effects;
+        (e.iter().filter(|&&v| claim.favourable(v)).count(), e.len())
+    }
 }
 
 impl Claim {
-    fn favourable(&self, v: f64) -> bool {
+    /// Whether effect `v` goes the paper's way.
+    pub fn favourable(&self, v: f64) -> bool {
         match self.form {
             Form::Reduction => v > 0.0,
             Form::Ratio => v > 1.0,
@@ -172,7 +200,7 @@ impl Claim {
     }
 
     /// The paper's figure as printed.
-    fn paper_figure(&self) -> String {
+    pub fn paper_figure(&self) -> String {
         self.paper
             .map_or("a direction, no figure".into(), |p| self.show(p))
     }
@@ -187,6 +215,7 @@ impl Claim {
         }
         let mut per_trace = Vec::new();
         let mut not_comparable = Vec::new();
+        let mut all = Vec::new();
         for t in traces {
             let mut effects = Vec::new();
             for a in results.iter().filter(|r| {
@@ -219,6 +248,7 @@ impl Claim {
                 (false, Over::Mean) => Some(effects.iter().sum::<f64>() / effects.len() as f64),
             };
             per_trace.push((t, figure, effects.len()));
+            all.extend(effects);
         }
         let figures: Vec<f64> = per_trace.iter().filter_map(|t| t.1).collect();
         let value =
@@ -227,6 +257,7 @@ impl Claim {
             per_trace,
             value,
             not_comparable,
+            effects: all,
         }
     }
 
@@ -306,13 +337,41 @@ impl Claim {
         ]
     }
 
-    /// The judgement on one group of traces (`results` holds its cells only):
-    /// wafer's figures per trace, the end-flush view for erases, the sum of flash
-    /// latencies beside elapsed time, the differences that remain (the claim's and
-    /// the workload's) and the verdict.
+    /// The judgement on one group of traces (`results` holds its cells only): the
+    /// claim's metric, the view printed beside it and the verdict.
+    pub fn judge_group(&self, results: &[CellResult]) -> Judged {
+        let measured = self.measure(self.metric, results);
+        let (verdict, why) = self.judge(&measured);
+        let beside = match self.metric {
+            Metric::Erases => Some((
+                "without the end flush",
+                self.measure(Metric::ErasesBeforeFlush, results),
+            )),
+            Metric::Elapsed => Some((
+                "sum of flash latencies",
+                self.measure(Metric::DeviceTime, results),
+            )),
+            _ => None,
+        };
+        Judged {
+            measured,
+            verdict,
+            why,
+            beside,
+        }
+    }
+
+    /// The judgement on one group of traces as printed (`results` holds its cells
+    /// only): wafer's figures per trace, the end-flush view for erases, the sum of
+    /// flash latencies beside elapsed time, the differences that remain (the claim's
+    /// and the workload's) and the verdict.
     pub fn judged(&self, results: &[CellResult], workload: &str) -> Vec<String> {
-        let m = self.measure(self.metric, results);
-        let (verdict, why) = self.judge(&m);
+        self.lines(&self.judge_group(results), workload)
+    }
+
+    /// The printed lines of judgement `j`.
+    pub fn lines(&self, j: &Judged, workload: &str) -> Vec<String> {
+        let m = &j.measured;
         let over = match self.over {
             Over::UpTo => "largest over cache sizes",
             Over::Mean => "mean over cache sizes",
@@ -332,23 +391,14 @@ impl Claim {
             "  wafer: {} on {} ({over}): {}; mean over traces {}",
             self.metric.name(),
             self.device,
-            traces(&m),
+            traces(m),
             m.value.map_or("n/a".into(), |v| self.show(v))
         ));
-        if self.metric == Metric::Erases {
-            let raw = self.measure(Metric::ErasesBeforeFlush, results);
+        if let Some((name, raw)) = &j.beside {
             out.push(format!(
-                "         without the end flush: {}; mean {}",
-                traces(&raw),
+                "         {name}: {}; mean {}",
+                traces(raw),
                 raw.value.map_or("n/a".into(), |v| self.show(v))
-            ));
-        }
-        if self.metric == Metric::Elapsed {
-            let sum = self.measure(Metric::DeviceTime, results);
-            out.push(format!(
-                "         sum of flash latencies: {}; mean {}",
-                traces(&sum),
-                sum.value.map_or("n/a".into(), |v| self.show(v))
             ));
         }
         if !m.not_comparable.is_empty() {
@@ -362,8 +412,57 @@ impl Claim {
             "  setup differences: {}; workload: {workload}",
             self.differences
         ));
-        out.push(format!("  verdict: {} ({why})", verdict.name()));
+        out.push(format!("  verdict: {} ({})", j.verdict.name(), j.why));
         out
+    }
+
+    /// Effect `v` in plain words, as the proposed policy's metric against the
+    /// baseline's: `29.0% lower`, `2.02x higher`. A reduction below -100% is no
+    /// reduction but a multiple (the policy's metric more than twice the baseline's),
+    /// so it is written as one.
+    pub fn plain(&self, v: f64) -> String {
+        // The policy's metric over the baseline's.
+        let r = match self.form {
+            Form::Reduction => 1.0 - v,
+            Form::Ratio if v > 0.0 => 1.0 / v,
+            Form::Ratio => f64::INFINITY,
+        };
+        plain_ratio(r, self.form)
+    }
+
+    /// Effect `v` as the change of the policy's metric against the baseline's, in %:
+    /// one scale for reductions and ratios, bounded by -100% on the paper's side
+    /// (below 0) and open on the other.
+    pub fn change_pct(&self, v: f64) -> f64 {
+        match self.form {
+            Form::Reduction => -v * 100.0,
+            Form::Ratio => (1.0 / v - 1.0) * 100.0,
+        }
+    }
+}
+
+/// `r` (the policy's metric over the baseline's) in words: a share lower or higher
+/// below 2x, a multiple from there (and for ratio claims throughout).
+fn plain_ratio(r: f64, form: Form) -> String {
+    if !r.is_finite() {
+        return "n/a".into();
+    }
+    if r == 1.0 {
+        return "equal".into();
+    }
+    match form {
+        Form::Ratio if r < 1.0 => format!("{:.2}x lower", 1.0 / r),
+        _ if r >= 2.0 || form == Form::Ratio => format!("{r:.2}x higher"),
+        _ if r < 1.0 => {
+            let p = (1.0 - r) * 100.0;
+            // Rounding must not print a reduction to zero that did not happen.
+            if p > 99.9 && r > 0.0 {
+                "more than 99.9% lower".into()
+            } else {
+                format!("{p:.1}% lower")
+            }
+        }
+        _ => format!("{:.1}% higher", (r - 1.0) * 100.0),
     }
 }
 
@@ -396,6 +495,7 @@ mod tests {
             per_trace,
             value: (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64),
             not_comparable: Vec::new(),
+            effects: known,
         }
     }
 
@@ -416,5 +516,21 @@ mod tests {
         // A claim of direction only: anything favourable on every trace.
         let d = claim(Form::Reduction, None);
         assert_eq!(d.judge(&measured(&[Some(0.01)])).0, Verdict::Supported);
+    }
+
+    #[test]
+    fn effects_read_in_plain_words() {
+        let c = claim(Form::Reduction, None);
+        assert_eq!(c.plain(0.29), "29.0% lower");
+        assert_eq!(c.plain(-0.103), "10.3% higher");
+        // "-102%" is no reduction: the policy's metric is 2.02 times the baseline's.
+        assert_eq!(c.plain(-1.02), "2.02x higher");
+        assert_eq!(c.plain(0.9995), "more than 99.9% lower");
+        assert_eq!(c.plain(1.0), "100.0% lower");
+        assert!((c.change_pct(-1.02) - 102.0).abs() < 1e-9);
+        let r = claim(Form::Ratio, Some(3.7));
+        assert_eq!(r.plain(3.7), "3.70x lower");
+        assert_eq!(r.plain(0.5), "2.00x higher");
+        assert!((r.change_pct(4.0) + 75.0).abs() < 1e-9);
     }
 }

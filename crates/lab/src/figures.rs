@@ -88,6 +88,8 @@ pub struct Figure {
     pub kind: &'static str,
     /// The chart.
     pub chart: Chart,
+    /// The label of the trace it draws (the report groups figures by it).
+    pub trace: String,
 }
 
 fn slug(s: &str) -> String {
@@ -180,6 +182,7 @@ impl Ctx<'_> {
             categories: Some(self.sizes()),
             kind,
             log_y: kind == Kind::Line && spans_decades(&series),
+            notes: Vec::new(),
             y_from_zero: starts_at_zero(&series),
             series,
         }
@@ -272,7 +275,12 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
         let ts = &trace_slugs[ti];
         let mut push = |stem: String, kind: &'static str, chart: Chart| {
             if chart.has_data() {
-                figs.push(Figure { stem, kind, chart });
+                figs.push(Figure {
+                    stem,
+                    kind,
+                    chart,
+                    trace: tl.clone(),
+                });
             }
         };
         if want("hit-ratio") {
@@ -418,6 +426,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
             series,
             y_from_zero: true,
             log_y: false,
+            notes: Vec::new(),
         };
         let ranges_x = "block utilization of the burst (distinct pages / pages per block)";
         if want("block-utilization") {
@@ -493,6 +502,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                 }],
                 y_from_zero: false,
                 log_y: false,
+                notes: Vec::new(),
             };
             if let Some(info) = traces.iter().find(|i| i.label == tl) {
                 push(
@@ -551,6 +561,7 @@ pub fn draw(plan: &Plan, results: &[CellResult], traces: &[TraceInfo]) -> Vec<Fi
                         series,
                         y_from_zero: true,
                         log_y: false,
+                        notes: Vec::new(),
                     },
                 );
             }

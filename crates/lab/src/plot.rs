@@ -22,6 +22,12 @@ const LEFT: f64 = 80.0;
 const RIGHT: f64 = 170.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 60.0;
+/// Width of a character of 13 px text, about (DejaVu Sans averages 0.55 em).
+const CHAR_W: f64 = 7.5;
+/// Line height of the notes under the plot.
+const NOTE_H: f64 = 17.0;
+/// Characters of 12 px text a note line holds across the chart.
+const NOTE_CHARS: usize = 100;
 
 /// How series are drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +58,8 @@ pub struct Chart {
     pub x_label: String,
     /// Y axis label.
     pub y_label: String,
-    /// Categorical x tick labels at x = 0, 1, ... (instead of numeric ticks).
+    /// Categorical x tick labels at x = 0, 1, ... (instead of numeric ticks); a
+    /// `\n` starts a second line.
     pub categories: Option<Vec<String>>,
     /// Drawing style.
     pub kind: Kind,
@@ -66,6 +73,9 @@ pub struct Chart {
     /// Logarithmic y axis (for positive values spanning decades; see
     /// [`spans_decades`]).
     pub log_y: bool,
+    /// Lines of text under the plot, such as a key to short tick labels; the chart
+    /// grows to hold them, so a standalone figure file carries its own key.
+    pub notes: Vec<String>,
 }
 
 /// Whether the positive y values of `series` span at least two decades (then a log
@@ -254,24 +264,34 @@ impl Chart {
         let ((x0, x1), (y0, y1)) = self.ranges();
         let log = self.log_y && y0 > 0.0;
         let pw = W - LEFT - RIGHT;
+        let cats = self.categories.as_deref().unwrap_or_default();
+        let slot_w = pw / cats.len().max(1) as f64;
         // Category labels wider than their slot are turned by 40 degrees, and the
-        // plot gives them the room (about 7.5 px per character at 13 px).
-        let turn = self.categories.as_ref().is_some_and(|c| {
-            let widest = c.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            widest as f64 * 7.5 + 6.0 > pw / c.len().max(1) as f64
-        });
+        // plot gives them the room, up to a limit; a label longer than the room (or
+        // than the space left of its tick) is cut with an ellipsis, never clipped by
+        // the figure's edge.
+        let widest_line = cats
+            .iter()
+            .flat_map(|l| l.lines())
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0);
+        let turn = widest_line as f64 * CHAR_W + 6.0 > slot_w;
+        let lines = cats.iter().map(|l| l.lines().count()).max().unwrap_or(1);
+        let (sin, cos) = (40f64.to_radians().sin(), 40f64.to_radians().cos());
+        let widest = cats.iter().map(|l| l.chars().count()).max().unwrap_or(0);
         let bottom = if turn {
-            let widest = self
-                .categories
-                .iter()
-                .flatten()
-                .map(|l| l.chars().count())
-                .max()
-                .unwrap_or(0);
-            BOTTOM + (widest as f64 * 7.5 * 0.64).min(60.0)
+            BOTTOM + (widest as f64 * CHAR_W * sin).min(130.0)
         } else {
-            BOTTOM
+            BOTTOM + 15.0 * (lines.max(1) - 1) as f64
         };
+        let wrapped = wrap(&self.notes, NOTE_CHARS);
+        let notes_h = if wrapped.is_empty() {
+            0.0
+        } else {
+            8.0 + NOTE_H * wrapped.len() as f64
+        };
+        let h = H + notes_h;
         let ph = H - TOP - bottom;
         let sx = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
         let sy = |y: f64| {
@@ -285,10 +305,10 @@ impl Chart {
         let mut s = String::new();
         let _ = write!(
             s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" width="{W}" height="{H}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="13">"#
+            r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" width="{W}" height="{h}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="13">"#
         );
         let _ = write!(s, "<title>{}</title>", esc(&self.title));
-        let _ = write!(s, r##"<rect width="{W}" height="{H}" fill="#ffffff"/>"##);
+        let _ = write!(s, r##"<rect width="{W}" height="{h}" fill="#ffffff"/>"##);
         let _ = write!(
             s,
             r#"<text x="{}" y="24" text-anchor="middle" font-size="15" font-weight="bold">{}</text>"#,
@@ -324,20 +344,34 @@ impl Chart {
                         TOP + ph + 5.0,
                     );
                     if turn {
+                        // Room along the turned label: down to the x axis label's
+                        // line, and left to the figure's edge.
+                        let room = ((bottom - 30.0) / sin).min((x + 4.0) / cos);
+                        let fit = (room / CHAR_W).floor().max(4.0) as usize;
+                        let flat = label.lines().collect::<Vec<_>>().join(" ");
                         let _ = write!(
                             s,
-                            r#"<text transform="translate({:.1} {:.1}) rotate(-40)" text-anchor="end">{}</text>"#,
+                            r#"<text transform="translate({:.1} {:.1}) rotate(-40)" text-anchor="end"><title>{}</title>{}</text>"#,
                             x + 4.0,
                             TOP + ph + 16.0,
-                            esc(label)
+                            esc(&flat),
+                            esc(&short(&flat, fit))
                         );
                     } else {
                         let _ = write!(
                             s,
-                            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                            r#"<text x="{x:.1}" y="{:.1}" text-anchor="middle">"#,
                             TOP + ph + 20.0,
-                            esc(label)
                         );
+                        for (k, l) in label.lines().enumerate() {
+                            let _ = write!(
+                                s,
+                                r#"<tspan x="{x:.1}" dy="{}">{}</tspan>"#,
+                                if k == 0 { 0 } else { 15 },
+                                esc(l)
+                            );
+                        }
+                        s.push_str("</text>");
                     }
                 }
             }
@@ -378,6 +412,14 @@ impl Chart {
             } else {
                 TOP + 10.0
             }));
+        }
+        for (k, l) in wrapped.iter().enumerate() {
+            let _ = write!(
+                s,
+                r##"<text class="note" x="12" y="{:.1}" font-size="12" fill="#333">{}</text>"##,
+                H + 6.0 + NOTE_H * (k as f64 + 0.8),
+                esc(l)
+            );
         }
         // Series.
         let n = self.series.len().max(1) as f64;
@@ -523,6 +565,27 @@ fn axis_break(y: f64) -> String {
     s
 }
 
+/// `notes` broken at spaces into lines of at most `n` characters (a longer word
+/// stays whole); continuation lines are indented.
+fn wrap(notes: &[String], n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for note in notes {
+        let mut line = String::new();
+        for w in note.split(' ') {
+            if !line.is_empty() && line.chars().count() + 1 + w.chars().count() > n {
+                out.push(std::mem::take(&mut line));
+                line.push_str("    ");
+            }
+            if !line.is_empty() && !line.ends_with("    ") {
+                line.push(' ');
+            }
+            line.push_str(w);
+        }
+        out.push(line);
+    }
+    out
+}
+
 /// `s` cut to `n` characters with an ellipsis.
 fn short(s: &str, n: usize) -> String {
     if s.chars().count() <= n {
@@ -591,6 +654,7 @@ mod tests {
             y_from_zero: starts_at_zero(&s(ys)),
             series: s(ys),
             log_y: false,
+            notes: Vec::new(),
         };
         // The zoomed axis starts at a round tick below the data and is marked.
         let zoomed = chart(&[100.0, 103.0]);
@@ -604,6 +668,58 @@ mod tests {
         let full = chart(&[10.0, 100.0]);
         assert_eq!(full.ranges().1 .0, 0.0);
         assert!(!full.svg().contains("axis-break"));
+    }
+
+    #[test]
+    fn long_labels_are_cut_not_clipped_and_notes_make_room() {
+        let label = "elapsed sorted-clock-wsr/lru-wsr paper-like | Pixel 6a";
+        let c = Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: Some(vec![label.to_string(); 5]),
+            kind: Kind::Bars,
+            series: vec![Series {
+                name: "a".into(),
+                points: (0..5).map(|i| (i as f64, 1.0)).collect(),
+            }],
+            y_from_zero: true,
+            log_y: false,
+            notes: vec!["1. a key".into(), "word ".repeat(30)],
+        };
+        let svg = c.svg();
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let root = doc.root_element();
+        // Two notes, the second wrapped onto two lines.
+        assert_eq!(root.attribute("height"), Some("499"));
+        for t in doc.descendants().filter(|n| {
+            n.attribute("transform")
+                .is_some_and(|t| t.contains("rotate(-40)"))
+        }) {
+            let x: f64 = t.attribute("transform").unwrap()[10..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            let shown: String = t
+                .children()
+                .filter(|n| n.is_text())
+                .filter_map(|n| n.text())
+                .collect();
+            // Full label in the tooltip; the shown part fits left of its tick.
+            assert_eq!(t.first_element_child().unwrap().text(), Some(label));
+            let width = shown.chars().count() as f64 * CHAR_W * 40f64.to_radians().cos();
+            assert!(width <= x, "{shown} at {x}");
+        }
+        // A two-line label stays flat when each line fits.
+        let two = Chart {
+            categories: Some(vec!["1. erases\nts-clock/fab".into()]),
+            notes: Vec::new(),
+            ..c
+        };
+        let svg = two.svg();
+        assert!(svg.contains("<tspan") && !svg.contains("rotate(-40)"));
     }
 
     #[test]
@@ -626,6 +742,7 @@ mod tests {
             ],
             y_from_zero: true,
             log_y: false,
+            notes: Vec::new(),
         };
         let svg = c.svg();
         let doc = roxmltree::Document::parse(&svg).unwrap();

@@ -28,10 +28,11 @@ use std::path::{Path, PathBuf};
 use wafer_cache::registry;
 use wafer_ftl::Device;
 
-use crate::claims::{Claim, Form, Metric, Over, Verdict};
+use crate::claims::{Claim, Form, Judged, Measured, Metric, Over};
 use crate::error::LabError;
 use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
 use crate::plot::{Chart, Kind, Series};
+use crate::report::{Preface, VerdictRow};
 use crate::result::CellResult;
 
 /// The paper's own setup, as its text states it.
@@ -848,77 +849,81 @@ impl Preset {
             series,
             y_from_zero: true,
             log_y: false,
+            notes: Vec::new(),
         }
     }
 
     /// The claims at a glance: per claim, wafer's figure on each trace and the
-    /// paper's, as an effect in the claim's direction (a reduction in %, a ratio as
-    /// `(ratio - 1)` in %), so that a bar above zero favours the paper's policy and
-    /// its height beside the paper's bar shows how much of the effect is there. Each
-    /// group's verdict is in the claim's label, in the groups' order.
+    /// paper's, as the change of the proposed policy's metric against the baseline's
+    /// in % ([`Claim::change_pct`]): one scale for reductions and ratios, on which a
+    /// bar below zero goes the paper's way and no bar passes -100%. The ticks number
+    /// the claims; a key under the plot spells out each claim and its verdict per
+    /// group, so the figure reads on its own.
     pub fn claims_chart(&self, results: &[CellResult]) -> Chart {
-        let pct = |c: &Claim, v: f64| match c.form {
-            Form::Reduction => v * 100.0,
-            Form::Ratio => (v - 1.0) * 100.0,
-        };
         let mut series: Vec<Series> = Vec::new();
         let mut paper = Series {
             name: "the paper's figure".into(),
             points: Vec::new(),
         };
-        let groups = self.groups_in(results);
+        let outcomes = self.outcomes(results);
         let mut categories = Vec::new();
+        let mut notes = Vec::new();
         for (i, c) in self.claims.iter().enumerate() {
-            let mut marks = Vec::new();
-            for (_, rs) in &groups {
-                let m = c.measure(c.metric, rs);
-                marks.push(match c.judge(&m).0 {
-                    Verdict::Supported => "S",
-                    Verdict::Inconclusive => "I",
-                    Verdict::Contradicted => "C",
-                });
-                for (t, f, _) in m.per_trace {
+            let mut verdicts = Vec::new();
+            for o in outcomes.iter().filter(|o| o.claim == i) {
+                verdicts.push(format!("{} {}", o.group.name, o.judged.verdict.name()));
+                for (t, f, _) in &o.judged.measured.per_trace {
                     let Some(f) = f else { continue };
-                    let pt = (i as f64, pct(c, f));
-                    match series.iter_mut().find(|x| x.name == t) {
+                    let pt = (i as f64, c.change_pct(*f));
+                    match series.iter_mut().find(|x| &x.name == t) {
                         Some(x) => x.points.push(pt),
                         None => series.push(Series {
-                            name: t,
+                            name: t.clone(),
                             points: vec![pt],
                         }),
                     }
                 }
             }
-            categories.push(format!(
-                "{} {}/{} {}",
-                c.metric.short(),
+            // Lines of at most 14 characters fit a slot of four claims flat.
+            let pair = if c.policy.len() + c.baseline.len() < 14 {
+                format!("{}/{}", c.policy, c.baseline)
+            } else {
+                format!("{}/\n{}", c.policy, c.baseline)
+            };
+            categories.push(format!("{}. {}\n{pair}", i + 1, c.metric.short()));
+            notes.push(format!(
+                "{}. {} vs {}, {}: {}",
+                i + 1,
                 c.policy,
                 c.baseline,
-                marks.join("|")
+                c.metric.short(),
+                if verdicts.is_empty() {
+                    "not run".to_string()
+                } else {
+                    verdicts.join("; ")
+                }
             ));
             if let Some(p) = c.paper {
-                paper.points.push((i as f64, pct(c, p)));
+                paper.points.push((i as f64, c.change_pct(p)));
             }
         }
         if !paper.points.is_empty() {
             series.push(paper);
         }
-        let names: Vec<&str> = groups.iter().map(|(g, _)| g.name).collect();
+        notes.push(
+            "Bars: the proposed policy's metric against the baseline's (lower is better for every metric); below 0 is the paper's direction. Verdicts by the rule of docs/experiments.md."
+                .into(),
+        );
         Chart {
-            // S supported, I inconclusive, C contradicted, per group in this order.
-            title: format!(
-                "{}: claims at a glance, verdicts {}",
-                self.name,
-                names.join(" | ")
-            ),
-            // The tick labels say the rest (metric, policy / baseline, verdicts).
+            title: format!("{}: claims at a glance", self.name),
             x_label: String::new(),
-            y_label: "effect in the claim's direction (%)".into(),
+            y_label: "change vs the baseline (%)".into(),
             categories: Some(categories),
             kind: Kind::Bars,
             series,
             y_from_zero: true,
             log_y: false,
+            notes,
         }
     }
 
@@ -1022,6 +1027,24 @@ impl Preset {
         out
     }
 
+    /// Each claim judged on each group of traces that has cells in `results`, claim
+    /// by claim in the preset's order: what the printed comparison, the verdict table
+    /// and the claims figure are written from.
+    pub fn outcomes(&self, results: &[CellResult]) -> Vec<Outcome> {
+        let groups = self.groups_in(results);
+        let mut out = Vec::new();
+        for (i, c) in self.claims.iter().enumerate() {
+            for (g, rs) in &groups {
+                out.push(Outcome {
+                    claim: i,
+                    group: g,
+                    judged: c.judge_group(rs),
+                });
+            }
+        }
+        out
+    }
+
     /// Each claim's comparison and verdict on `results`.
     pub fn compare(&self, results: &[CellResult]) -> Vec<String> {
         let (_, missing) = self.policies();
@@ -1032,13 +1055,14 @@ impl Preset {
                 missing.join(", ")
             ));
         }
-        let groups = self.groups_in(results);
-        for c in self.claims {
+        let outcomes = self.outcomes(results);
+        for (i, c) in self.claims.iter().enumerate() {
             out.extend(c.header());
-            for (g, rs) in &groups {
+            for o in outcomes.iter().filter(|o| o.claim == i) {
+                let g = o.group;
                 out.push(format!("  on {} ({}):", g.name, g.labels().join(", ")));
                 out.extend(
-                    c.judged(rs, g.differences)
+                    c.lines(&o.judged, g.differences)
                         .into_iter()
                         .map(|l| format!("  {l}")),
                 );
@@ -1046,6 +1070,95 @@ impl Preset {
         }
         out
     }
+
+    /// The report's preface on `results`: the note, the verdict table, the claims
+    /// figure, the setup table (`setup`, from [`Preset::setup_table`]) and the
+    /// comparison as printed.
+    pub fn preface(&self, setup: &[[String; 3]], results: &[CellResult]) -> Preface {
+        Preface {
+            // The title names the study already.
+            lines: vec![format!("note: {NOTE}")],
+            verdicts: self.verdict_rows(results),
+            glance: Some(self.claims_chart(results)),
+            setup: setup.to_vec(),
+            printed: self.compare(results),
+            after: Vec::new(),
+        }
+    }
+
+    /// The verdict table of the report: a row per claim and group, from the same
+    /// judgements as [`Preset::compare`].
+    pub fn verdict_rows(&self, results: &[CellResult]) -> Vec<VerdictRow> {
+        self.outcomes(results)
+            .into_iter()
+            .map(|o| {
+                let c = &self.claims[o.claim];
+                let m = &o.judged.measured;
+                let paper = match (c.paper, c.over) {
+                    (None, _) => "a direction (no figure)".to_string(),
+                    (Some(p), Over::UpTo) => format!("up to {}", c.plain(p)),
+                    (Some(p), Over::Mean) => c.plain(p),
+                };
+                // Per-trace figures, most favourable first: the range around the mean.
+                let mut figs: Vec<(&str, f64)> = m
+                    .per_trace
+                    .iter()
+                    .filter_map(|(t, f, _)| f.map(|f| (t.as_str(), f)))
+                    .collect();
+                figs.sort_by(|a, b| b.1.total_cmp(&a.1));
+                let range = match (figs.first(), figs.last()) {
+                    (Some(a), Some(b)) if figs.len() > 1 => Some(format!(
+                        "{} ({}) to {} ({})",
+                        c.plain(a.1),
+                        a.0,
+                        c.plain(b.1),
+                        b.0
+                    )),
+                    _ => None,
+                };
+                let (k, n) = o.judged.cells(c);
+                VerdictRow {
+                    claim: format!(
+                        "{}. {} vs {}, {}",
+                        o.claim + 1,
+                        c.policy,
+                        c.baseline,
+                        c.metric.short()
+                    ),
+                    text: c.text.to_string(),
+                    group: format!("{} ({})", o.group.name, figs_or_labels(o.group, m)),
+                    paper,
+                    wafer: m.value.map_or("n/a".into(), |v| c.plain(v)),
+                    range,
+                    cells: format!("{k} of {n}"),
+                    verdict: o.judged.verdict.name().to_string(),
+                    why: o.judged.why.clone(),
+                }
+            })
+            .collect()
+    }
+}
+
+/// The traces of group `g` that have figures in `m` (those that ran), else all of
+/// its traces.
+fn figs_or_labels(g: &TraceGroup, m: &Measured) -> String {
+    let ran: Vec<&str> = m.per_trace.iter().map(|(t, _, _)| t.as_str()).collect();
+    if ran.is_empty() {
+        g.labels().join(", ")
+    } else {
+        ran.join(", ")
+    }
+}
+
+/// A claim judged on one group of traces.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Index of the claim in the preset's claims.
+    pub claim: usize,
+    /// The group.
+    pub group: &'static TraceGroup,
+    /// The judgement.
+    pub judged: Judged,
 }
 
 /// One line of a device's parameters that decide its results.
@@ -1117,6 +1230,20 @@ mod tests {
         }
         assert!(find("apu").is_err());
         assert!(find("craw").is_ok());
+    }
+
+    #[test]
+    fn claims_figure_labels_stay_flat() {
+        for p in PRESETS.iter().chain([&DEMO]) {
+            let chart = p.claims_chart(&[]);
+            let labels = chart.categories.clone().unwrap();
+            assert!(labels.len() <= 4, "{}", p.name);
+            for l in &labels {
+                assert!(l.lines().all(|x| x.chars().count() <= 14), "{l}");
+            }
+            assert_eq!(chart.notes.len(), p.claims.len() + 1);
+            assert!(!chart.svg().contains("rotate(-40)"), "{}", p.name);
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! The HTML report: one self-contained file, `report.html`, with
 //! the figures inline (SVG), the results table, the per-cell timings, the
 //! configuration and the environment, opened by the run's [`Provenance`]. No scripts, no external references: it opens
-//! offline in any browser.
+//! offline in any browser. A preset's report then opens with its verdict table; the
+//! per-trace figures, the results and the configuration are collapsed (`<details>`,
+//! which a link into them opens), so the page stays a few screens long.
 
 use std::fmt::Write;
 
@@ -18,18 +20,50 @@ use crate::result::CellResult;
 /// Extra text a preset adds at the top (claims next to measurements).
 #[derive(Clone, Debug, Default)]
 pub struct Preface {
-    /// HTML-escaped paragraphs are built from these lines.
+    /// Short notes, one paragraph each (what the study is, how to read it).
     pub lines: Vec<String>,
-    /// The figure that makes the point at a glance, shown first.
+    /// The verdict table, first thing after the provenance.
+    pub verdicts: Vec<VerdictRow>,
+    /// The figure that makes the point at a glance, under the verdict table.
     pub glance: Option<crate::plot::Chart>,
-    /// Figures shown after the lines (where a claim holds).
+    /// The setup table: `(aspect, the paper, wafer)` rows.
+    pub setup: Vec<[String; 3]>,
+    /// The comparison as the command printed it, kept whole but collapsed: the
+    /// verdict table says the same at a glance.
+    pub printed: Vec<String>,
+    /// Figures shown after the printed comparison (where a claim holds).
     pub after: Vec<crate::plot::Chart>,
+}
+
+/// A row of the verdict table: one claim judged on one group of traces.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VerdictRow {
+    /// The claim in short: number, policy vs baseline, metric.
+    pub claim: String,
+    /// The paper's sentence.
+    pub text: String,
+    /// The group and the traces it ran.
+    pub group: String,
+    /// The paper's figure in words.
+    pub paper: String,
+    /// wafer's figure (mean over traces) in words.
+    pub wafer: String,
+    /// The traces' figures from most to least favourable, where there are several.
+    pub range: Option<String>,
+    /// Favourable cells, `k of n`.
+    pub cells: String,
+    /// The verdict's name.
+    pub verdict: String,
+    /// Why, as the printed comparison says it.
+    pub why: String,
 }
 
 const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
-nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
+nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}td.l small{color:#555}.v-supported{background:#e3f4e6}.v-inconclusive{background:#fff3d6}.v-contradicted{background:#fbe2e0}\
+table.verdicts,table.setup{font-size:13px;width:100%}table.verdicts td,table.setup td{vertical-align:top}table.setup td{text-align:left}\
+details{margin:.6em 0}summary{cursor:pointer;font-weight:bold;font-size:14px}.key{font-size:13px;color:#444}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
 
 /// The note a report opens with when a device folded addresses: with
 /// `address_map = "wrap"`, the after-cache operations of a trace wider than the device
@@ -100,26 +134,8 @@ pub fn html(
     );
     let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
     h.push_str(&prov.html());
-    h.push_str(&contents(figures));
-    if let Some(c) = &preface.glance {
-        let _ = write!(
-            h,
-            "<figure id=\"glance\">{}<figcaption>{}</figcaption></figure>",
-            c.svg(),
-            esc(&c.title)
-        );
-    }
-    for l in &preface.lines {
-        let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
-    }
-    for c in &preface.after {
-        let _ = write!(
-            h,
-            "<figure class=\"preface\">{}<figcaption>{}</figcaption></figure>",
-            c.svg(),
-            esc(&c.title)
-        );
-    }
+    h.push_str(&preface_html(preface));
+    h.push_str(&contents(figures, preface));
     let _ = write!(
         h,
         "<p>{} cells ({} computed in this run, {} reused from earlier runs){}; {} traces, {} policies, {} cache sizes, {} device columns{}.</p>",
@@ -162,29 +178,53 @@ pub fn html(
         );
     }
     h.push_str("</table><h2 id=\"figures\">Figures</h2>");
+    // Per trace, collapsed: a study of several traces draws a screenful per figure
+    // and a dozen figures per trace. A single trace without a preface stays open.
+    let open = plan.traces.len() == 1 && preface.glance.is_none();
+    let mut traces: Vec<&str> = Vec::new();
     for f in figures {
-        let what = FIGURES
-            .iter()
-            .find(|(k, _)| *k == f.kind)
-            .map_or("", |(_, d)| d);
-        let stem = esc(&f.stem);
+        if !traces.contains(&f.trace.as_str()) {
+            traces.push(&f.trace);
+        }
+    }
+    for t in traces {
+        let of: Vec<&Figure> = figures.iter().filter(|f| f.trace == t).collect();
         let _ = write!(
             h,
-            "<figure id=\"{stem}\">{}<figcaption>{}; files: {}</figcaption></figure>",
-            f.chart.svg(),
-            esc(what),
-            FORMATS
-                .iter()
-                .map(|x| format!("<a href=\"figures/{stem}.{x}\">{stem}.{x}</a>"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "<details{}><summary>{}: {} figures</summary>",
+            if open { " open" } else { "" },
+            esc(t),
+            of.len()
         );
+        for f in of {
+            let what = FIGURES
+                .iter()
+                .find(|(k, _)| *k == f.kind)
+                .map_or("", |(_, d)| d);
+            let stem = esc(&f.stem);
+            let _ = write!(
+                h,
+                "<figure id=\"{stem}\">{}<figcaption>{}; files: {}</figcaption></figure>",
+                f.chart.svg(),
+                esc(what),
+                FORMATS
+                    .iter()
+                    .map(|x| format!("<a href=\"figures/{stem}.{x}\">{stem}.{x}</a>"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        h.push_str("</details>");
     }
-    h.push_str("<h2 id=\"results\">Results</h2>");
+    let _ = write!(
+        h,
+        "<h2 id=\"results\">Results</h2><details><summary>{} rows</summary>",
+        outcome.results.len()
+    );
     h.push_str(&table(&outcome.results));
-    h.push_str("<h2 id=\"configuration\">Configuration</h2><pre>");
+    h.push_str("</details><h2 id=\"configuration\">Configuration</h2><details><summary>the experiment as TOML</summary><pre>");
     h.push_str(&esc(&toml::to_string_pretty(&plan.exp).unwrap_or_default()));
-    h.push_str("</pre><h2 id=\"environment\">Environment</h2><table>");
+    h.push_str("</pre></details><h2 id=\"environment\">Environment</h2><table>");
     for (k, v) in [
         ("worker threads", outcome.jobs.to_string()),
         ("run wall time", format!("{:.2} s", outcome.elapsed_s)),
@@ -206,6 +246,103 @@ pub fn html(
     h
 }
 
+/// The preface: the notes, the verdict table and its key, the figure at a glance,
+/// the setup table, the printed comparison (collapsed) and the figures after it.
+fn preface_html(p: &Preface) -> String {
+    let mut h = String::new();
+    for l in &p.lines {
+        let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));
+    }
+    if !p.verdicts.is_empty() {
+        h.push_str("<h2 id=\"verdicts\">Verdicts</h2>");
+        h.push_str(&verdict_table(&p.verdicts));
+        h.push_str("<p class=\"key\">The paper's and wafer's figures compare the proposed policy's metric with the baseline's (lower is better for every metric); wafer's is the mean over the group's traces, with the traces' range under it. Cells favourable: the trace x cache size pairs where the policy beats the baseline. <i>Supported</i>: favourable on every trace and at least half the paper's effect; <i>contradicted</i>: favourable on no trace; <i>inconclusive</i>: otherwise (docs/experiments.md, \"Verdicts\"). The reasons quote figures as the command prints them: a reduction 1 - policy/baseline (+29% is 29% lower), a ratio baseline/policy.</p>");
+    }
+    if let Some(c) = &p.glance {
+        let _ = write!(
+            h,
+            "<figure id=\"glance\">{}<figcaption>{}</figcaption></figure>",
+            c.svg(),
+            esc(&c.title)
+        );
+    }
+    if !p.setup.is_empty() {
+        h.push_str("<h2 id=\"setup\">Setup</h2><table class=\"setup\"><colgroup><col style=\"width:13%\"><col style=\"width:32%\"><col></colgroup><tr><th class=l>aspect</th><th class=l>the paper</th><th class=l>wafer</th></tr>");
+        for [a, paper, w] in &p.setup {
+            let _ = write!(
+                h,
+                "<tr><th class=l>{}</th><td>{}</td><td>{}</td></tr>",
+                esc(a),
+                esc(paper),
+                esc(w)
+            );
+        }
+        h.push_str("</table>");
+    }
+    if !p.printed.is_empty() {
+        let _ = write!(
+            h,
+            "<h2 id=\"comparison\">Comparison as printed</h2><details><summary>each claim's figures per trace, the setup differences and the verdicts, as the command printed them ({} lines)</summary><pre>",
+            p.printed.len()
+        );
+        for l in &p.printed {
+            h.push_str(&esc(l));
+            h.push('\n');
+        }
+        h.push_str("</pre></details>");
+    }
+    for c in &p.after {
+        let _ = write!(
+            h,
+            "<figure class=\"preface\">{}<figcaption>{}</figcaption></figure>",
+            c.svg(),
+            esc(&c.title)
+        );
+    }
+    h
+}
+
+/// The verdict table: a row per claim and group, the claim's cell spanning its
+/// groups' rows.
+fn verdict_table(rows: &[VerdictRow]) -> String {
+    let mut h = String::from("<table class=\"verdicts\"><colgroup><col style=\"width:27%\"><col style=\"width:14%\"><col style=\"width:12%\"><col style=\"width:15%\"><col style=\"width:7%\"><col></colgroup><tr><th class=l>claim</th><th class=l>traces</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th></tr>");
+    let mut i = 0;
+    while i < rows.len() {
+        let span = rows[i..]
+            .iter()
+            .take_while(|r| r.claim == rows[i].claim)
+            .count();
+        for (k, r) in rows[i..i + span].iter().enumerate() {
+            h.push_str("<tr>");
+            if k == 0 {
+                let _ = write!(
+                    h,
+                    "<td class=l rowspan=\"{span}\"><b>{}</b><br><small>{}</small></td>",
+                    esc(&r.claim),
+                    esc(&r.text)
+                );
+            }
+            let _ = write!(
+                h,
+                "<td class=l>{}</td><td class=l>{}</td><td class=l>{}{}</td><td>{}</td><td class=\"l v-{}\"><b>{}</b><br><small>{}</small></td></tr>",
+                esc(&r.group),
+                esc(&r.paper),
+                esc(&r.wafer),
+                r.range
+                    .as_ref()
+                    .map_or(String::new(), |x| format!("<br><small>{}</small>", esc(x))),
+                esc(&r.cells),
+                esc(&r.verdict),
+                esc(&r.verdict),
+                esc(&r.why)
+            );
+        }
+        i += span;
+    }
+    h.push_str("</table>");
+    h
+}
+
 /// The sections of the report: anchor id and heading, in order.
 pub const SECTIONS: [(&str, &str); 6] = [
     ("provenance", "Provenance"),
@@ -220,9 +357,23 @@ pub const SECTIONS: [(&str, &str); 6] = [
 /// title. Figures are anchored by their file stem, which is stable across reruns
 /// (it names the trace, device and policy, never a position), so links into a
 /// report survive regeneration.
-fn contents(figures: &[Figure]) -> String {
+fn contents(figures: &[Figure], preface: &Preface) -> String {
     let mut h = String::from("<nav id=\"contents\"><h2>Contents</h2><ol>");
-    for (id, title) in SECTIONS {
+    let first: Vec<(&str, &str)> = [
+        (!preface.verdicts.is_empty()).then_some(("verdicts", "Verdicts")),
+        (!preface.setup.is_empty()).then_some(("setup", "Setup")),
+        (!preface.printed.is_empty()).then_some(("comparison", "Comparison as printed")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    // In the page's order: the provenance, the preface, then the rest.
+    for (id, title) in SECTIONS[..1]
+        .iter()
+        .copied()
+        .chain(first)
+        .chain(SECTIONS[1..].iter().copied())
+    {
         let _ = write!(h, "<li><a href=\"#{id}\">{title}</a>");
         if id == "figures" && !figures.is_empty() {
             h.push_str("<ol>");

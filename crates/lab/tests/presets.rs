@@ -92,12 +92,14 @@ fn each_group_is_judged_on_its_own_cells_at_its_own_sizes() {
     assert!(lines[second..]
         .iter()
         .any(|l| l.contains("workload: second group")));
-    // The figure labels the claim with one verdict per group.
+    // The figure numbers the claim and its key spells out one verdict per group.
     let chart = TWO_GROUPS.claims_chart(results);
-    let label = &chart.categories.unwrap()[0];
+    let label = &chart.categories.as_ref().unwrap()[0];
+    assert_eq!(label, "1. I/O time\nclock/lru");
+    let key = &chart.notes[0];
     assert!(
-        label.starts_with("I/O time clock/lru ") && label.matches('|').count() == 1,
-        "{label}"
+        key.starts_with("1. clock vs lru, I/O time: first ") && key.contains("; second "),
+        "{key}"
     );
 }
 
@@ -139,4 +141,58 @@ fn a_group_without_its_traces_is_skipped_and_named() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The report of a preset opens with the verdict table: its header, then one row per
+/// claim and group, each with a verdict, the same verdicts the comparison prints.
+#[test]
+fn the_report_opens_with_a_verdict_row_per_claim_and_group() {
+    let plan = TWO_GROUPS.plan(true).unwrap();
+    let setup = TWO_GROUPS.setup_table(&plan);
+    let dir = tempfile::tempdir().unwrap();
+    let study = GridStudy::new(plan, Some(dir.path()))
+        .with_preface(Box::new(move |rs| TWO_GROUPS.preface(&setup, rs)));
+    let done = execute(
+        &Arc::new(study),
+        &RunOptions::stored(dir.path(), 2),
+        &mut Quiet,
+    )
+    .unwrap();
+    let html = std::fs::read_to_string(done.report.unwrap()).unwrap();
+    let start = html
+        .find("<table class=\"verdicts\">")
+        .expect("verdict table");
+    assert!(start < html.find("id=\"glance\"").unwrap());
+    assert!(start < html.find("id=\"setup\"").unwrap());
+    assert!(start < html.find("id=\"contents\"").unwrap());
+    let table = &html[start..start + html[start..].find("</table>").unwrap()];
+    assert!(table.contains(
+        "<th class=l>claim</th><th class=l>traces</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th>"
+    ));
+    let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
+    assert_eq!(rows.len(), 2, "one row per claim and group: {table}");
+    // The verdicts the comparison prints, group by group, in the table's rows.
+    let printed: Vec<String> = TWO_GROUPS
+        .compare(&done.outcome.results)
+        .iter()
+        .filter_map(|l| l.trim_start().strip_prefix("verdict: "))
+        .map(|v| v.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(printed.len(), 2);
+    for ((row, group), verdict) in rows
+        .iter()
+        .zip(["first (fileserver)", "second (sqlite-wal)"])
+        .zip(&printed)
+    {
+        assert!(row.contains(&format!("<td class=l>{group}</td>")), "{row}");
+        assert!(
+            row.contains(&format!("<td class=\"l v-{verdict}\"><b>{verdict}</b>")),
+            "{row}"
+        );
+        assert!(row.contains(" of "), "cells favourable: {row}");
+    }
+    assert!(rows[0].contains("rowspan=\"2\"><b>1. clock vs lru, I/O time</b>"));
+    // The setup is a table, not text lines.
+    assert!(html.contains("<table class=\"setup\">"));
+    assert!(!html.contains("setup (aspect: the paper | wafer)"));
 }

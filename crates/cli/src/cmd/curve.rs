@@ -287,6 +287,7 @@ fn chart(rows: &[CurveRow], trace: &std::path::Path, curve: Curve) -> Chart {
         series,
         y_from_zero: true,
         log_y: false,
+        notes: Vec::new(),
     }
 }
 

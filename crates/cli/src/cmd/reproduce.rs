@@ -53,14 +53,12 @@ pub fn reproduce(
     // Held to the end: the claims figure is written after the grid's outputs.
     let _lock = wafer_lab::store::Store::new(out).claim(&plan.trace_files())?;
     let mut stdout = std::io::stdout();
-    let mut head = vec![
-        format!("{}: {}", preset.name, preset.paper),
-        format!("note: {NOTE}"),
-    ];
-    head.extend(preset.setup_lines(&plan));
+    let setup = preset.setup_table(&plan);
     // A group whose traces are not here is left out, saying how to fetch them.
-    head.extend(preset.skipped().iter().map(|s| s.line()));
-    for l in &head {
+    let skipped: Vec<String> = preset.skipped().iter().map(|s| s.line()).collect();
+    writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
+    writeln!(stdout, "note: {NOTE}")?;
+    for l in preset.setup_lines(&plan).iter().chain(&skipped) {
         writeln!(stdout, "{l}")?;
     }
     // Where each claim holds runs first, each study an experiment of its own in its
@@ -71,8 +69,8 @@ pub fn reproduce(
         writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
         let preface = move |results: &[wafer_lab::CellResult]| Preface {
             lines: preset.sensitivity_lines(&s, results),
-            glance: None,
             after: vec![preset.sensitivity_chart(&s, results)],
+            ..Preface::default()
         };
         let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
         let results = done.outcome.results;
@@ -83,19 +81,16 @@ pub fn reproduce(
         writeln!(stdout)?;
     }
     let extra = sensitivity.clone();
+    // The report opens with the verdict table and the claims figure; the setup is a
+    // table, and the comparison as printed is kept whole below them.
     let preface = move |results: &[wafer_lab::CellResult]| {
-        let mut lines = head.clone();
-        lines.extend(preset.compare(results));
-        let mut after = Vec::new();
+        let mut p = preset.preface(&setup, results);
+        p.lines.extend(skipped.iter().cloned());
         for (sens, chart, _) in &extra {
-            lines.extend(sens.iter().cloned());
-            after.push(chart.clone());
+            p.printed.extend(sens.iter().cloned());
+            p.after.push(chart.clone());
         }
-        Preface {
-            lines,
-            glance: Some(preset.claims_chart(results)),
-            after,
-        }
+        p
     };
     let done = run_plan(plan, out, jobs, Box::new(preface))?;
     let results = &done.outcome.results;
