@@ -67,6 +67,47 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// An experiment file at `path` over a generated million-request trace with a device
+/// behind the cache: long enough to be running while a test acts on it.
+fn zipf_grid(path: &Path, policies: &[&str], sizes: &[&str]) {
+    let list = |v: &[&str]| {
+        v.iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    std::fs::write(
+        path,
+        format!(
+            r#"name = "long"
+traces = [{{ gen = {{ kind = "zipf", requests = 1000000, footprint = "256MiB", write_ratio = 0.3, seed = 1 }}, name = "zipf" }}]
+policies = [{}]
+cache_sizes = [{}]
+devices = ["microsd-16g"]
+[outputs]
+figures = ["hit-ratio"]
+report = false
+"#,
+            list(policies),
+            list(sizes)
+        ),
+    )
+    .unwrap();
+}
+
+/// `wafer run exp -o out` started in the background.
+fn spawn_run(exp: &Path, out: &Path) -> std::process::Child {
+    wafer()
+        .arg("run")
+        .arg(exp)
+        .arg("-o")
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 /// Hold `out`'s lock from this process as another wafer would, saying `who`.
 fn hold(out: &Path, who: &str) -> std::fs::File {
     use std::os::fd::AsRawFd;
@@ -112,29 +153,9 @@ fn two_concurrent_runs_on_one_folder_one_refused_one_complete() {
     // Long enough (a generated million requests, a device) to be running when the
     // second run starts.
     let p = dir.path().join("exp.toml");
-    std::fs::write(
-        &p,
-        r#"name = "two"
-traces = [{ gen = { kind = "zipf", requests = 1000000, footprint = "256MiB", write_ratio = 0.3, seed = 1 }, name = "zipf" }]
-policies = ["lru", "clock", "arc", "lirs"]
-cache_sizes = ["1%", "5%"]
-devices = ["microsd-16g"]
-[outputs]
-figures = ["hit-ratio"]
-report = false
-"#,
-    )
-    .unwrap();
+    zipf_grid(&p, &["lru", "clock", "arc", "lirs"], &["1%", "5%"]);
     let out = dir.path().join("out");
-    let first = wafer()
-        .arg("run")
-        .arg(&p)
-        .arg("-o")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let first = spawn_run(&p, &out);
     let holder = format!("pid {} on ", first.id());
     let t0 = Instant::now();
     while !std::fs::read_to_string(out.join(".wafer-lock")).is_ok_and(|s| s.starts_with(&holder)) {
@@ -280,29 +301,13 @@ fn what_killed_runs_left_is_removed_by_the_next_run() {
 fn sigterm_stops_a_run_as_ctrl_c_does() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("exp.toml");
-    std::fs::write(
+    zipf_grid(
         &p,
-        r#"name = "term"
-traces = [{ gen = { kind = "zipf", requests = 1000000, footprint = "256MiB", write_ratio = 0.3, seed = 2 }, name = "zipf" }]
-policies = ["lru", "clock", "arc", "lirs", "fifo", "sieve"]
-cache_sizes = ["1%", "5%", "20%"]
-devices = ["microsd-16g"]
-[outputs]
-figures = ["hit-ratio"]
-report = false
-"#,
-    )
-    .unwrap();
+        &["lru", "clock", "arc", "lirs", "fifo", "sieve"],
+        &["1%", "5%", "20%"],
+    );
     let out = dir.path().join("out");
-    let child = wafer()
-        .arg("run")
-        .arg(&p)
-        .arg("-o")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = spawn_run(&p, &out);
     let t0 = Instant::now();
     while !out.join("cells").is_dir() && t0.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(5));
