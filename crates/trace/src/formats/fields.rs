@@ -289,15 +289,18 @@ pub(crate) fn expected(what: &str, found: &[u8]) -> String {
     format!("expected {what}, found {}", show(found))
 }
 
-/// Whether line `no` whose first field is `first` is a header line: the first line,
-/// its first field a column name (letters, `_` and spaces), never a number. Column
-/// headers are what spreadsheet tools and many published copies put on top.
-pub(crate) fn is_header(no: u64, first: &[u8]) -> bool {
+/// Whether line `no` with fields `fields` is the format's header line: the first
+/// line, naming the format's `columns` (case and surrounding blanks ignored), as
+/// published copies and spreadsheet exports have on top. Only the format's own
+/// column names count, so that no record, and no other format's header, is taken
+/// for one (detection needs positive evidence).
+pub(crate) fn is_header(no: u64, fields: &[&[u8]], columns: &[&str]) -> bool {
     no == 1
-        && !first.is_empty()
-        && first
+        && fields.len() >= columns.len()
+        && fields
             .iter()
-            .all(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b' ')
+            .zip(columns)
+            .all(|(f, c)| f.trim_ascii().eq_ignore_ascii_case(c.as_bytes()))
 }
 
 #[cfg(test)]

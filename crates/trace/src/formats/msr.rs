@@ -1,8 +1,7 @@
 //! MSR Cambridge block traces (SNIA IOTTA set 388; Narayanan et al., FAST'08).
 //!
 //! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`, and an optional
-//! header line (a first line whose first field is a column name, such as
-//! `Timestamp`, is skipped).
+//! header line naming those columns (skipped).
 //! Timestamp is a Windows FILETIME (100 ns ticks since 1601-01-01) and becomes
 //! `ticks * 100` ns (absolute; wafer never rebases times). `Type` is `Read` or
 //! `Write` (any case); Offset and Size are bytes. DiskNumber becomes `dev`; the host
@@ -13,13 +12,24 @@ use super::fields::{dec, dec_u32, expected, fixed, is_header, split};
 use super::text::LineFormat;
 use crate::request::{Op, Request};
 
+/// The column names of the header line some copies carry.
+const COLUMNS: [&str; 7] = [
+    "Timestamp",
+    "Hostname",
+    "DiskNumber",
+    "Type",
+    "Offset",
+    "Size",
+    "ResponseTime",
+];
+
 /// The MSR line decoder.
 pub(crate) struct Msr;
 
 impl LineFormat for Msr {
     fn parse(&mut self, no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
         let (f, n) = fixed::<7>(split(line, b','));
-        if is_header(no, f[0]) {
+        if n == 7 && is_header(no, &f, &COLUMNS) {
             return Ok(());
         }
         if n != 7 {

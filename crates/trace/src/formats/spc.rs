@@ -1,16 +1,18 @@
 //! UMass Trace Repository / SPC block traces (Financial1-2, WebSearch1-3).
 //!
-//! `ASU,LBA,Size,Opcode,Timestamp[,...]`, and an optional header line (a first line
-//! whose first field is a column name, such as `ASU`, is skipped). The ASU
-//! (application storage unit) is a separate address space and becomes `dev`; LBA is
-//! in 512 B sectors,
-//! Size in bytes, Opcode `r`/`R`/`w`/`W`, Timestamp in seconds (decimal, converted
-//! exactly to ns). Extra trailing fields are ignored.
+//! `ASU,LBA,Size,Opcode,Timestamp[,...]`, and an optional header line naming those
+//! columns (skipped). The ASU (application storage unit) is a separate address space
+//! and becomes `dev`; LBA is in 512 B sectors, Size in bytes, Opcode `r`/`R`/`w`/`W`,
+//! Timestamp in seconds (decimal, converted exactly to ns). Extra trailing fields are
+//! ignored.
 
 use super::block::dev_field;
 use super::fields::{dec, dec_u32, expected, fixed, is_header, scaled, split};
 use super::text::LineFormat;
 use crate::request::{Op, Request, SECTOR};
+
+/// The column names of the header line some copies carry.
+const COLUMNS: [&str; 5] = ["ASU", "LBA", "Size", "Opcode", "Timestamp"];
 
 /// The SPC line decoder.
 pub(crate) struct Spc;
@@ -18,7 +20,7 @@ pub(crate) struct Spc;
 impl LineFormat for Spc {
     fn parse(&mut self, no: u64, line: &[u8], out: &mut Vec<Request>) -> Result<(), String> {
         let (f, n) = fixed::<5>(split(line, b','));
-        if is_header(no, f[0]) {
+        if n >= 5 && is_header(no, &f, &COLUMNS) {
             return Ok(());
         }
         if n < 5 {
