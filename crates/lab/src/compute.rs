@@ -49,8 +49,9 @@ pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabE
     Ok(p)
 }
 
-/// One line on stderr for the malformed records a `skip_invalid` read skipped.
-pub(crate) fn say_skipped(source: &str, skipped: u64) {
+/// One line on stderr for the malformed records a `skip_invalid` read of `source`
+/// skipped (every command says it the same way).
+pub fn say_skipped(source: &str, skipped: u64) {
     if skipped > 0 {
         eprintln!("wafer: {source}: skipped {skipped} malformed records");
     }

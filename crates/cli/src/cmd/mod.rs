@@ -73,13 +73,6 @@ pub fn unknown<'a>(
     usage(format!("{msg}{}", wafer_trace::suggest::hint(name, known)))
 }
 
-/// One line on stderr for the malformed records `--skip-invalid` skipped in `trace`.
-pub fn say_skipped(trace: impl std::fmt::Display, skipped: u64) {
-    if skipped > 0 {
-        eprintln!("wafer: {trace}: skipped {skipped} malformed records");
-    }
-}
-
 /// Refuse (usage error) an `output` that is one of `inputs`: writing it would replace
 /// the input it is read from. Compared by canonical path (a `./x` or symlinked
 /// spelling) and, when both exist, by device and inode (a hard link).
