@@ -36,6 +36,7 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lab::stored_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::run_local, m)?)?;
+    m.add_function(wrap_pyfunction!(lab::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
     Ok(())
 }

@@ -6,7 +6,6 @@ use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use wafer_cache::CostModel;
 use wafer_lab::experiment::{option_name, Outputs, TraceDef};
 use wafer_lab::{Access, Experiment, GridStudy, Quiet, RunOptions};
 
@@ -47,27 +46,21 @@ pub(crate) fn experiment(
             )))
         }
     };
+    let trace = TraceDef {
+        format: format.map(str::to_string),
+        mapping,
+        cache_sizes: None,
+        ..TraceDef::file(path)
+    };
     Ok(Experiment {
-        name: "wafer sim".into(),
-        traces: vec![TraceDef {
-            format: format.map(str::to_string),
-            mapping,
-            cache_sizes: None,
-            ..TraceDef::file(path)
-        }],
-        policies,
-        cache_sizes: caches,
         access,
         page_size: page_size.to_string(),
         block_size: block.to_string(),
         devices,
         address_map: address_map.to_string(),
-        aging: None,
         warmup,
         write_miss_fetch,
         flush_at_end,
-        cost: CostModel::default(),
-        workers: 0,
         stream,
         outputs: Outputs {
             figures: Vec::new(),
@@ -75,7 +68,7 @@ pub(crate) fn experiment(
             report: false,
             series_every: 0,
         },
-        max_cells: None,
+        ..Experiment::new("wafer sim", vec![trace], policies, caches)
     })
 }
 

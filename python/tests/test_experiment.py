@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -13,8 +14,8 @@ from pathlib import Path
 import dask
 import pytest
 import wafer
+from conftest import ROOT, write_experiment
 from conftest import trace as trace_path
-from conftest import write_experiment
 
 distributed = pytest.importorskip("dask.distributed")
 
@@ -238,3 +239,29 @@ def test_plots_draw_the_results(grid):
     assert drawn == sorted(df["page_writes"] + df["pad_writes"])
     wear = wafer.plot.device_wear(df)
     assert [len(ax.patches) for ax in wear.axes] == [6, 6]
+
+
+def test_reproduce_returns_the_verdicts_the_cli_prints(wafer_bin, tmp_path):
+    # craw's bundled group runs from a clone alone; its Pixel 6a group where the
+    # shared traces are.
+    found = wafer.reproduce("craw", quick=True, out=tmp_path / "py", jobs=2)
+    cli = subprocess.run(
+        [wafer_bin, "reproduce", "craw", "--quick", "-j", "2", "-o", str(tmp_path / "cli")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    printed = [ln.strip() for ln in cli.splitlines() if ln.strip().startswith("verdict: ")]
+    assert printed == [ln.strip() for ln in found["printed"] if ln.strip().startswith("verdict: ")]
+    assert len(found["verdicts"]) == len(printed) > 0
+    for row, line in zip(found["verdicts"], printed, strict=True):
+        assert line.startswith(f"verdict: {row['verdict']} (")
+        assert row["claim"].endswith("I/O time") and " of " in row["cells"]
+    assert {r["policy"] for r in found["rows"]} >= {"craw", "clock", "car", "cfclock"}
+    assert (tmp_path / "py" / "report.html").is_file()
+
+
+def test_reproduce_refuses_an_unknown_study(tmp_path):
+    with pytest.raises(ValueError, match="unknown paper preset"):
+        wafer.reproduce("craww", out=tmp_path / "x")

@@ -11,6 +11,8 @@ The Rust core does the work; this package exposes it to notebooks and clusters:
 >>> df = wafer.curve("trace.csv.gz", ["lru", "ts-clock"], engine="pandas")
 >>> out = wafer.run_experiment("exp.toml", backend="dask", address="tcp://sched:8786")
 >>> df = wafer.load_results(out)
+>>> found = wafer.reproduce("craw", quick=True)
+>>> [v["verdict"] for v in found["verdicts"]]
 
 Errors from the core are raised as :class:`ValueError` (bad input), :class:`OSError`
 (unreadable files) or :class:`WaferError`, with wafer's one-line message.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 from ._wafer import LAB_VERSION, WaferError, __version__
 from .curve import curve
-from .experiment import load_results, run_experiment
+from .experiment import load_results, reproduce, run_experiment
 from .sim import devices, policies, simulate
 from .trace import Trace, open_trace, read_trace
 
@@ -35,6 +37,7 @@ __all__ = [
     "open_trace",
     "policies",
     "read_trace",
+    "reproduce",
     "run_experiment",
     "simulate",
 ]

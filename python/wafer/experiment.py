@@ -49,6 +49,35 @@ def run_experiment(
     return out
 
 
+def reproduce(
+    study: str | PathLike[str],
+    quick: bool = False,
+    out: str | PathLike[str] | None = None,
+    jobs: int = 0,
+) -> dict[str, Any]:
+    """Run a study with claims, as ``wafer reproduce`` does, and return what it found.
+
+    ``study`` is a paper study's name (``"ts-clock"``, ``"bua"``, ``"craw"``,
+    ``"sorted-clock"``, ``"demo"``) or a study file: an experiment file with
+    ``[[claims]]`` (see ``docs/experiments.md``). ``quick`` runs its quick form (the
+    first trace of each group at its smallest and largest cache size). Results go to
+    ``out`` (default ``wafer-out/<name>``), where a rerun reuses every stored cell.
+
+    Returns a dict: ``out``; ``rows``, one per cell of the main grid (the columns
+    ``wafer sim --json`` prints); ``verdicts``, one per claim and group of traces
+    (``claim``, ``text``, ``group``, ``paper``, ``wafer``, ``range``, ``cells``,
+    ``verdict``, ``why``), the rows of the report's verdict table; and ``printed``,
+    the comparison as ``wafer reproduce`` prints it.
+    """
+    name = os.fspath(study)
+    if out is None:
+        out = str(Path("wafer-out") / (Path(name).stem if name.endswith(".toml") else name))
+    summary = _wafer.reproduce(
+        name, os.fspath(out), quick=bool(quick), jobs=_args.integer("jobs", jobs)
+    )
+    return json.loads(summary)
+
+
 def load_results(out: str | PathLike[str], engine: Literal["pandas", "polars"] = "pandas") -> Any:
     """The results table of an experiment output folder as a pandas (or polars)
     DataFrame: one row per cell, every parameter and scalar metric.

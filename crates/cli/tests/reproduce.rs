@@ -14,27 +14,56 @@ fn repository() -> &'static Path {
         .unwrap()
 }
 
+/// `wafer ARGS` in the repository; its standard output (it must succeed).
+fn wafer(args: &[&str], out: &Path) -> String {
+    let run = Command::cargo_bin("wafer")
+        .unwrap()
+        .current_dir(repository())
+        .args(args)
+        .arg(out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    assert!(
+        run.status.success(),
+        "{args:?}: {}\n{stdout}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    stdout
+}
+
+/// The lines of `stdout` that judge a claim: the claim, its figures, its verdict.
+fn verdict_lines(stdout: &str) -> Vec<&str> {
+    let at = stdout.find("\nclaim: ").expect("no claim printed");
+    let end = stdout.find("claims at a glance: ").unwrap();
+    stdout[at..end].lines().collect()
+}
+
 /// Run `paper`'s quick form into a temporary folder; its standard output, the header
-/// of its results.csv and its report.
+/// of its results.csv and its report. Then its study file, exported in the quick form
+/// and run with `wafer run` on the same folder, must describe the same cells (all
+/// reused) and print the same verdict lines.
 fn quick(paper: &str) -> Option<(String, String, String)> {
     // Every grid preset reads at least one Pixel 6a trace.
     wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz")?;
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("wafer")
-        .unwrap()
-        .current_dir(repository())
-        .args(["reproduce", paper, "--quick", "-j", "2", "-o"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let out = dir.path().join("out");
+    let stdout = wafer(&["reproduce", paper, "--quick", "-j", "2", "-o"], &out);
+    let file = dir.path().join(format!("{paper}.toml"));
+    wafer(&["reproduce", paper, "--quick", "--export"], &file);
+    let file = file.to_str().unwrap();
+    let again = wafer(&["run", file, "-j", "2", "-o"], &out);
+    assert_eq!(verdict_lines(&again), verdict_lines(&stdout), "{paper}");
+    let summaries: Vec<&str> = again
+        .lines()
+        .filter(|l| l.contains(" cells: computed "))
+        .collect();
     assert!(
-        out.status.success(),
-        "{paper}: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
+        !summaries.is_empty() && summaries.iter().all(|l| l.contains("computed 0,")),
+        "{paper}: the exported file describes other cells:\n{again}"
     );
-    let report = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
-    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let csv = std::fs::read_to_string(out.join("results.csv")).unwrap();
     Some((stdout, csv.lines().next().unwrap().to_string(), report))
 }
 
@@ -65,7 +94,7 @@ fn check(paper: &str) {
         preset.claims.len() * preset.groups.len(),
         "{paper}:\n{stdout}"
     );
-    for g in preset.groups {
+    for g in &preset.groups {
         let on = format!("  on {} (", g.name);
         assert!(
             stdout.contains(&on) && report.contains(&on),
@@ -98,7 +127,7 @@ fn check(paper: &str) {
     ] {
         assert!(columns.contains(&c), "{paper}: no column {c} in {header}");
     }
-    for sens in preset.sensitivities {
+    for sens in &preset.sensitivities {
         let points = stdout
             .lines()
             .filter(|l| l.starts_with(&format!("  {} ", sens.axis)))
@@ -125,7 +154,7 @@ fn check(paper: &str) {
             "{paper}: no sensitivity figure in the report"
         );
     }
-    if preset.devices.iter().any(|d| *d != "none") {
+    if preset.exp.devices.iter().any(|d| d != "none") {
         assert!(
             stdout.contains("fill, then 16 GiB of overwrites"),
             "{paper}: a device study ages its device:\n{stdout}"
@@ -203,12 +232,13 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
         .lines()
         .filter(|l| l.trim_start().starts_with("verdict: "))
         .count();
-    assert_eq!(verdicts, wafer_lab::presets::DEMO.claims.len(), "{stdout}");
+    let demo = wafer_lab::presets::find("demo").unwrap();
+    assert_eq!(verdicts, demo.claims.len(), "{stdout}");
     // The figure that makes the point at a glance: one bar group per claim, each
     // claim and its verdict in the key under the plot, shown under the verdict table.
     let out = dir.path().join("wafer-out/demo");
     let glance = std::fs::read_to_string(out.join("figures/claims.svg")).unwrap();
-    for (i, c) in wafer_lab::presets::DEMO.claims.iter().enumerate() {
+    for (i, c) in demo.claims.iter().enumerate() {
         let key = format!(
             "{}. {} vs {}, {}: paper-like ",
             i + 1,
@@ -223,7 +253,7 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
     assert!(table < report.find("<figure id=\"glance\">").unwrap());
     assert_eq!(
         report.matches("<td class=\"l v-").count(),
-        wafer_lab::presets::DEMO.claims.len()
+        demo.claims.len()
     );
     // Every cell exercises the cache and the device: write-backs before the end flush.
     let csv = std::fs::read_to_string(dir.path().join("wafer-out/demo/results.csv")).unwrap();

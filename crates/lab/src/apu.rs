@@ -658,15 +658,15 @@ fn claim(
     paper: Option<f64>,
 ) -> Claim {
     Claim {
-        text,
-        policy,
-        baseline,
+        text: text.into(),
+        policy: policy.into(),
+        baseline: baseline.into(),
         metric: Metric::Elapsed,
         form,
         over,
         paper,
-        device: "the timed SSD",
-        differences: "",
+        device: "the timed SSD".into(),
+        differences: String::new(),
     }
 }
 

@@ -19,10 +19,15 @@
 //! otherwise (the traces disagree, or the direction holds with a smaller effect), or
 //! when nothing could be compared. The rule is fixed here, not per claim.
 
+use serde::{Deserialize, Serialize};
+
 use crate::result::CellResult;
 
-/// How a comparison reads a cell (lower is better for every metric).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a comparison reads a cell (lower is better for every metric). In a study file:
+/// `elapsed`, `device-time`, `erases`, `erases-before-flush`, `cost-time`,
+/// `pages-written`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Metric {
     /// Elapsed time of the after-cache replay on the timed device.
     Elapsed,
@@ -76,8 +81,9 @@ impl Metric {
     }
 }
 
-/// How a claim is expressed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How a claim is expressed (`reduction` or `ratio` in a study file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Form {
     /// `1 - A/B` ("outperforms by x%").
     Reduction,
@@ -85,8 +91,10 @@ pub enum Form {
     Ratio,
 }
 
-/// How the paper reduces its figures over cache sizes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How the paper reduces its figures over cache sizes (`up-to` or `mean` in a study
+/// file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Over {
     /// "up to": the largest effect.
     UpTo,
@@ -94,28 +102,44 @@ pub enum Over {
     Mean,
 }
 
-/// One claim of a paper and how wafer checks it.
-#[derive(Clone, Debug)]
+/// One claim of a paper and how wafer checks it: a `[[claims]]` entry of a study or
+/// experiment file (`docs/experiments.md`, "Claims").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Claim {
     /// The paper's sentence, abridged, with its figure or section.
-    pub text: &'static str,
-    /// The proposed policy.
-    pub policy: &'static str,
+    pub text: String,
+    /// The proposed policy (a policy label of the grid, as results carry it).
+    pub policy: String,
     /// The baseline.
-    pub baseline: &'static str,
+    pub baseline: String,
     /// The metric (lower is better).
     pub metric: Metric,
     /// How the claim is expressed.
     pub form: Form,
     /// How the paper reduces over cache sizes.
+    #[serde(default = "mean")]
     pub over: Over,
     /// The paper's figure: 0.29 for "29% less", 3.7 for "3.7 times less"; None for
     /// a claim of direction only (no figure given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paper: Option<f64>,
     /// Device column to read (`none` for cache-only metrics).
-    pub device: &'static str,
+    #[serde(default = "no_device")]
+    pub device: String,
     /// What still differs from the paper's setup for this claim.
-    pub differences: &'static str,
+    #[serde(default = "no_differences")]
+    pub differences: String,
+}
+
+fn mean() -> Over {
+    Over::Mean
+}
+fn no_device() -> String {
+    "none".into()
+}
+fn no_differences() -> String {
+    "none stated".into()
 }
 
 /// The three verdicts.
@@ -472,15 +496,15 @@ mod tests {
 
     fn claim(form: Form, paper: Option<f64>) -> Claim {
         Claim {
-            text: "A beats B",
-            policy: "a",
-            baseline: "b",
+            text: "A beats B".into(),
+            policy: "a".into(),
+            baseline: "b".into(),
             metric: Metric::Erases,
             form,
             over: Over::Mean,
             paper,
-            device: "d",
-            differences: "",
+            device: "d".into(),
+            differences: String::new(),
         }
     }
 

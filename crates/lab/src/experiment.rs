@@ -30,8 +30,10 @@ use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
+use crate::claims::Claim;
 use crate::error::LabError;
 use crate::spec::{Access, PageSize, RunSpec, VERSION};
+use crate::study_def::{PaperSetup, Sensitivity, TraceGroup};
 
 /// Where a run sits in the grid: indices into the plan's traces, policies, sizes and
 /// devices.
@@ -304,11 +306,13 @@ impl Default for Outputs {
 pub struct Experiment {
     /// Name (used in the report title).
     pub name: String,
-    /// Traces.
+    /// Traces (a study file may give `groups` instead).
+    #[serde(default)]
     pub traces: Vec<TraceDef>,
     /// Policy specs, `name[:key=value,...]`, or `"all"` (every registered policy).
     pub policies: Vec<String>,
-    /// Cache sizes.
+    /// Cache sizes (traces and groups may give their own).
+    #[serde(default)]
     pub cache_sizes: Vec<String>,
     /// Page accesses (default) or one access per record (libCacheSim's object view).
     #[serde(default)]
@@ -356,6 +360,23 @@ pub struct Experiment {
     /// larger grid is refused before anything is read or listed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cells: Option<u64>,
+    /// The paper a study reproduces, and its setup as the paper states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper: Option<PaperSetup>,
+    /// Stand-in traces in groups, each judged on its own (instead of `traces`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<TraceGroup>,
+    /// Claims judged on the results, one verdict per group (`docs/experiments.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<Claim>,
+    /// Sensitivity studies of the claims: one condition varied, each run apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sensitivity: Vec<Sensitivity>,
+    /// Run the study's quick form: the first trace of each group at its smallest and
+    /// largest cache size; each sensitivity study at the first trace and smallest
+    /// size.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quick: bool,
 }
 
 fn page_size() -> String {
@@ -593,7 +614,21 @@ impl Experiment {
             stream: false,
             outputs: Outputs::default(),
             max_cells: None,
+            paper: None,
+            groups: Vec::new(),
+            claims: Vec::new(),
+            sensitivity: Vec::new(),
+            quick: false,
         }
+    }
+
+    /// Whether the file is a study: it has claims, groups, sensitivity studies or a
+    /// paper, which `wafer run` and `wafer reproduce` judge as a paper preset is.
+    pub fn is_study(&self) -> bool {
+        self.paper.is_some()
+            || !self.groups.is_empty()
+            || !self.claims.is_empty()
+            || !self.sensitivity.is_empty()
     }
 
     /// Cells of the grid, from the lengths of its lists alone (each entry is checked

@@ -46,6 +46,7 @@ pub mod result;
 pub mod spec;
 pub mod store;
 pub mod study;
+pub mod study_def;
 pub mod timed;
 pub mod trace_folders;
 

@@ -1,102 +1,84 @@
-//! Paper presets (`wafer reproduce`) and the demo: each is one of the five papers'
-//! designs (policy set, cache sizes, devices, aging, metric) as an experiment defined
-//! in code, with the paper's setup next to wafer's, and the paper's claims judged by
-//! the rule of [`crate::claims`].
+//! Studies with claims (`wafer reproduce`, `wafer run` on a file with `[[claims]]`,
+//! `wafer demo`): an experiment file extended with the paper's setup, its stand-in
+//! traces in groups, the paper's claims and sensitivity studies
+//! ([`crate::study_def`]), run through the one runner and judged by the rule of
+//! [`crate::claims`]. The five paper studies are such files under `studies/` of the
+//! repository, built into wafer ([`BUILT_IN`]); `wafer reproduce NAME --export FILE`
+//! writes one out to edit.
 //!
 //! The papers' own traces are not public: the stand-ins are real mobile block traces
 //! (`../shared/traces/mobile-pixel6a`, see that folder's README) and wafer's own
 //! captures (`traces/`), so figures are expected to differ from the papers'; the setup
-//! table says what differs. Every preset that writes to a device ages it first as paper
-//! 000 does (fill, then 16 GiB of mixed sequential and random writes); each device is
-//! aged once and copied into every cell. Lifetime claims count the end flush (dirty
-//! pages left in the cache are written at the end), and print the view without it.
-//! Policies a preset names that are not registered in this build are left out with a
-//! note.
+//! table says what differs. Policies a study names that are not registered in this
+//! build are left out with a note.
 //!
-//! Bundled captures are found under the repository's `traces/`, the public traces in
-//! the trace folders ([`crate::trace_folders`]: `$WAFER_TRACES`, the data folder
-//! `wafer traces fetch` fills, `../shared/traces`). A group whose traces are not all
-//! there is left out with a line saying how to fetch them ([`Preset::skipped`]), so a
-//! study runs from a clone alone on its bundled group.
-//!
-//! The `apu` preset (paper 004: M. Huang et al., "Efficient Cache Design for
-//! Solid-State Drives", ACM Computing Frontiers 2010) runs timed-device cells, not
-//! cache x FTL cells: it lives in [`crate::apu`].
+//! A group's traces are found beside the study file, under the repository's
+//! `traces/`, or in the trace folders ([`crate::trace_folders`]: `$WAFER_TRACES`, the
+//! data folder `wafer traces fetch` fills, `../shared/traces`). A group whose traces
+//! are not all there is left out with a line saying how to fetch them
+//! ([`Preset::skipped`]), so a study runs from a clone alone on its bundled group. A
+//! file with claims but no groups judges its `traces` as one group.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use wafer_cache::registry;
+use wafer_cache::registry::{self, PolicySpec};
 use wafer_ftl::Device;
 
 use crate::claims::{Claim, Form, Judged, Measured, Metric, Over};
 use crate::error::LabError;
-use crate::experiment::{AgingDef, Experiment, Outputs, Plan, TraceDef};
+use crate::experiment::{DeviceChoice, Experiment, Plan, TraceDef};
+use crate::grid::{Done, PrefaceFn};
 use crate::plot::{Chart, Kind, Series};
 use crate::report::{Preface, VerdictRow};
 use crate::result::CellResult;
+use crate::study_def::{PaperSetup, Sensitivity, Vary};
 
-/// The paper's own setup, as its text states it.
-#[derive(Clone, Debug)]
-pub struct PaperSetup {
-    /// Workload and the level it was traced at.
-    pub workload: &'static str,
-    /// Cache sizes.
-    pub sizes: &'static str,
-    /// Devices and FTLs.
-    pub device: &'static str,
-    /// Aging or preconditioning.
-    pub aging: &'static str,
-    /// What was measured.
-    pub metric: &'static str,
+/// The studies built into wafer: `(name, the study file's text)`, the files under
+/// `studies/` of the repository.
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("ts-clock", include_str!("../../../studies/ts-clock.toml")),
+    ("bua", include_str!("../../../studies/bua.toml")),
+    ("craw", include_str!("../../../studies/craw.toml")),
+    (
+        "sorted-clock",
+        include_str!("../../../studies/sorted-clock.toml"),
+    ),
+    ("demo", include_str!("../../../studies/demo.toml")),
+];
+
+/// The paper studies `wafer reproduce` offers (the built-in files but the demo).
+pub fn paper_names() -> Vec<&'static str> {
+    BUILT_IN
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| *n != "demo")
+        .collect()
 }
 
-/// A paper preset.
-#[derive(Clone, Debug)]
-pub struct Preset {
-    /// Name on the command line.
-    pub name: &'static str,
-    /// The paper.
-    pub paper: &'static str,
-    /// Policies of the paper's evaluation, in wafer's names.
-    pub policies: &'static [&'static str],
-    /// Devices (`none` = cache only).
-    pub devices: &'static [&'static str],
-    /// Stand-in traces in groups, each judged on its own: the workloads closest to
-    /// the paper's first, the Pixel 6a block traces as a second group.
-    pub groups: &'static [TraceGroup],
-    /// Read the page on a write miss (a virtual-memory fault always reads it).
-    pub write_miss_fetch: bool,
-    /// The paper's setup.
-    pub setup: PaperSetup,
-    /// Claims checked.
-    pub claims: &'static [Claim],
-    /// Where a claim holds: one device parameter varied (docs/papers.md).
-    pub sensitivities: &'static [Sensitivity],
-}
+/// The note every reproduction prints.
+pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (named in the setup table), so compare trends and verdicts, not exact numbers.";
 
-/// Stand-in traces judged together: every claim gets one verdict per group.
-#[derive(Clone, Copy, Debug)]
-pub struct TraceGroup {
+/// A group of traces as the study runs it.
+#[derive(Clone, Debug)]
+pub struct Group {
     /// Short name in verdict lines and figure labels.
-    pub name: &'static str,
-    /// Trace files: public traces by their path in a trace folder
-    /// ([`crate::known_traces`]), or wafer's own bundled captures under `traces/` of
-    /// the repository.
-    pub traces: &'static [&'static str],
-    /// The group's cache sizes (a share of each trace's footprint suits captures
-    /// whose footprints are small).
-    pub sizes: &'static [&'static str],
-    /// What the group's workloads differ in from the paper's.
-    pub differences: &'static str,
+    pub name: String,
+    /// What its workloads differ in from the paper's.
+    pub differences: String,
+    /// Its traces: located files, or the experiment's own trace definitions.
+    pub traces: Vec<TraceDef>,
+    /// Its cache sizes (empty: each trace's own, else the experiment's).
+    pub sizes: Vec<String>,
+    /// Its traces not found here, as the file names them: the group is left out.
+    pub missing: Vec<String>,
 }
 
-impl TraceGroup {
+impl Group {
     /// The labels its traces carry in results.
     pub fn labels(&self) -> Vec<String> {
-        self.traces
-            .iter()
-            .map(|t| TraceDef::file(PathBuf::from(t)).label())
-            .collect()
+        self.traces.iter().map(TraceDef::label).collect()
     }
 
     /// The cells of `results` on its traces.
@@ -108,600 +90,360 @@ impl TraceGroup {
             .cloned()
             .collect()
     }
-}
 
-/// A sensitivity study of one claim: its policies on the preset's traces and cache
-/// sizes, aged and flushed as the preset, with one condition varied: the device or
-/// the proposed policy's parameter (docs/findings.md). It runs as an experiment of
-/// its own through the same runner.
-#[derive(Clone, Copy, Debug)]
-pub struct Sensitivity {
-    /// Its folder under `<out>/sensitivity/`.
-    pub slug: &'static str,
-    /// The claim (index into the preset's claims).
-    pub claim: usize,
-    /// What varies.
-    pub axis: &'static str,
-    /// Whether a point is a device or a policy.
-    pub vary: Vary,
-    /// `(value, device spec or policy label)` in the axis' order.
-    pub points: &'static [(&'static str, &'static str)],
-    /// The value the preset itself runs.
-    pub preset_point: &'static str,
-    /// The value of the paper's own setup, if the paper gives it.
-    pub paper_point: Option<&'static str>,
-}
-
-impl Sensitivity {
-    /// The marks of point `value`: the preset's and the paper's operating points.
-    fn mark(&self, value: &str) -> &'static str {
-        match (value == self.preset_point, self.paper_point == Some(value)) {
-            (true, true) => " (preset, paper)",
-            (true, false) => " (preset)",
-            (false, true) => " (paper)",
-            (false, false) => "",
-        }
-    }
-}
-
-/// What a sensitivity point replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Vary {
-    /// The claim's device (a device spec such as `microsd-16g:rw_log_blocks=1`).
-    Device,
-    /// The claim's proposed policy (a policy label such as `craw:c=4`).
-    Policy,
-}
-
-const TELEGRAM: &str = "mobile-pixel6a/telegram_exec.csv.gz";
-const GAME: &str = "mobile-pixel6a/cod_exec.csv.gz";
-/// SQLite under a write-heavy load with a small page cache, captured by
-/// `wafer trace capture` (`traces/README.md`): the storage engine of Android apps.
-const SQLITE: &str = "sqlite-wal.wtr";
-/// dbench's file-server load, one client, one pass of its load file, captured the same
-/// way (`traces/README.md`): paper 000's file-server workload.
-const DBENCH: &str = "dbench.wtr";
-/// MariaDB under sysbench's OLTP read-write load with an 8 MiB buffer pool, captured
-/// the same way: the stand-in for paper 000's TPC-C on MySQL.
-const MARIADB: &str = "mariadb-oltp.wtr";
-/// Valgrind (lackey) memory traces of `xz` and `sort`, filtered through a CPU-cache
-/// model (`traces/README.md`): the kind of trace papers 002 and 003 used.
-const MEM_XZ: &str = "mem-xz.wtr";
-const MEM_SORT: &str = "mem-sort.wtr";
-
-/// What remains different in every study on the mobile block traces.
-const BLOCK_STAND_IN: &str = "block-layer traces (the phone's page cache already filtered them and its file system laid them out), not the paper's page-cache traces";
-
-/// The paper-like file-server and OLTP captures (paper 000's Dbench and TPC-C).
-const SERVER_CAPTURES: TraceGroup = TraceGroup {
-    name: "paper-like",
-    traces: &[DBENCH, MARIADB],
-    // Shares of each footprint (23 and 59 MiB): the paper's 4 to 64 MB would hold
-    // these captures whole at the larger sizes.
-    sizes: &["5%", "10%", "25%", "50%"],
-    differences: "dbench and MariaDB OLTP captured at the system-call level (page-cache level) on this kind of machine, not the paper's Dbench and TPC-C traces; cache sizes as shares of their footprints",
-};
-
-/// The memory traces of real programs (papers 002 and 003).
-const MEMORY_CAPTURES: TraceGroup = TraceGroup {
-    name: "paper-like",
-    traces: &[MEM_XZ, MEM_SORT],
-    // Shares of each footprint (3,853 and 486 pages): at the Pixel group's 0.5% a
-    // cache of `sort` would hold 2 pages.
-    sizes: &["5%", "10%", "20%", "40%"],
-    differences: "Valgrind memory traces of xz and sort through a CPU-cache model, not the paper's X11 and SPEC programs; cache sizes as shares of their footprints",
-};
-
-/// The presets `wafer reproduce` offers.
-pub const PRESETS: &[Preset] = &[
-    Preset {
-        name: "ts-clock",
-        paper: "D. H. Kang, C. Min, Y. I. Eom, \"An Efficient Buffer Replacement Algorithm for NAND Flash Storage Devices\" (TS-CLOCK), IEEE MASCOTS 2014 (paper 000)",
-        policies: &["lru", "clock", "cflru", "fab", "lb-clock", "sorted-clock", "bua", "ts-clock"],
-        devices: &["microsd-16g", "page-16g"],
-        groups: &[
-            SERVER_CAPTURES,
-            TraceGroup {
-                name: "Pixel 6a",
-                traces: &[TELEGRAM],
-                sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
-                differences: BLOCK_STAND_IN,
-            },
-        ],
-        write_miss_fetch: false,
-        setup: PaperSetup {
-            workload: "page-cache traces: video streaming and mixed applications on Android, Dbench file server, TPC-C on MySQL (Table II)",
-            sizes: "4 MB to 64 MB on the microSD cards (Fig. 4), 32 MB to 512 MB on the SSD (Fig. 6)",
-            device: "FTL simulator (Sec. IV-E): FAST, 16 GB, 15% OP, 4 KB page, 4 MB block; page-level, 16 GB, 24 MB block, same OP. Elapsed time on two real microSD cards and a 120 GB SSD with NCQ (Table I)",
-            aging: "16 GB of mixed sequential and random writes before each run (Sec. IV-E)",
-            metric: "erase count (Figs. 8, 9); elapsed time measured on the real devices (Figs. 4, 6)",
-        },
-        claims: &[
-            Claim {
-                text: "TS-CLOCK extends the lifetime by up to 29% compared to CFLRU on FAST FTL (Sec. IV-E, Fig. 8b)",
-                policy: "ts-clock",
-                baseline: "cflru",
-                metric: Metric::Erases,
-                form: Form::Reduction,
-                over: Over::UpTo,
-                paper: Some(0.29),
-                device: "microsd-16g",
-                differences: "a simulated card whose log-block count the paper does not give",
-            },
-            Claim {
-                text: "TS-CLOCK extends the lifetime by up to 53% compared to FAB on page-level FTL (Sec. IV-E, Fig. 9d)",
-                policy: "ts-clock",
-                baseline: "fab",
-                metric: Metric::Erases,
-                form: Form::Reduction,
-                over: Over::UpTo,
-                paper: Some(0.53),
-                device: "page-16g",
-                differences: "none in the setup",
-            },
-            Claim {
-                text: "TS-CLOCK outperforms Sp.Clock by 30% on the NAND flash storage devices (abstract; elapsed time, Figs. 4, 6)",
-                policy: "ts-clock",
-                baseline: "sorted-clock",
-                metric: Metric::Elapsed,
-                form: Form::Reduction,
-                over: Over::Mean,
-                paper: Some(0.30),
-                device: "microsd-16g",
-                differences: "elapsed time of a synchronous replay on the timed model of the card (one flash unit, host link 10 us a page), not measured on a real card",
-            },
-        ],
-        // FAST's merges decide the erase claim; a card's log blocks are not in the
-        // paper (docs/ftl.md).
-        sensitivities: &[
-            LOG_BLOCK_STUDY,
-            // Count levels decide whether a block being appended is written whole
-            // (docs/findings.md, section 3); Fig. 2 of the paper uses 4.
-            Sensitivity {
-                slug: "levels",
-                claim: 2,
-                axis: "TS-CLOCK count levels",
-                vary: Vary::Policy,
-                points: &[
-                    ("1", "ts-clock:levels=1"),
-                    ("2", "ts-clock:levels=2"),
-                    ("4", "ts-clock:levels=4"),
-                    ("7", "ts-clock:levels=7"),
-                ],
-                preset_point: "4",
-                paper_point: Some("4"),
-            },
-        ],
-    },
-    Preset {
-        name: "bua",
-        paper: "D. H. Kang, C. Min, Y. I. Eom, \"Block utilization-aware buffer replacement scheme for mobile NAND flash storage\" (BUA), IEICE Trans. Information and Systems E97-D(9), 2014 (paper 001)",
-        policies: &["cflru", "fab", "sorted-clock", "bua"],
-        devices: &["microsd-16g"],
-        groups: &[
-            TraceGroup {
-                name: "paper-like",
-                traces: &[SQLITE],
-                // A share of its 6.2 MiB footprint: 8 MiB and more would hold it whole.
-                sizes: &["10%", "25%", "50%"],
-                differences: "one SQLite (WAL) application load captured at the system-call level on this kind of machine, the storage engine of Android apps, not the paper's phone traces of browsing, video and mixed apps; cache sizes as shares of its footprint",
-            },
-            TraceGroup {
-                name: "Pixel 6a",
-                // The third Pixel 6a trace, slideshow_exec, touches 6,364 erase blocks
-                // of 4 MiB (24.9 GiB) after the cache: more than the 16 GiB card holds,
-                // so compact refuses it and wrap would fold its pages together.
-                traces: &[TELEGRAM, GAME],
-                sizes: &["4MiB", "8MiB", "16MiB", "32MiB", "64MiB"],
-                differences: "block-layer traces (the phone's page cache already filtered them), not the paper's page-cache traces; two of the three Pixel 6a traces (slideshow_exec spans more erase blocks than the 16 GiB card holds)",
-            },
-        ],
-        write_miss_fetch: false,
-        setup: PaperSetup {
-            workload: "page-cache traces of an Android phone: W1 web browsing, W2 video streaming, W3 mixed applications (from the Sp.Clock study)",
-            sizes: "4 MB to 64 MB",
-            device: "two real microSD cards (Patriot 16 GB class 10, Adata 16 GB class 6), 4 MB blocks, replayed with O_DIRECT",
-            aging: "not stated (cards in use)",
-            metric: "elapsed time of the replay (Figs. 4, 5)",
-        },
-        claims: &[Claim {
-            text: "BUA outperforms Sp.Clock by up to 48% (33% W1, 12% W2, 48% W3; Figs. 4, 5)",
-            policy: "bua",
-            baseline: "sorted-clock",
-            metric: Metric::Elapsed,
-            form: Form::Reduction,
-            over: Over::UpTo,
-            paper: Some(0.48),
-            device: "microsd-16g",
-            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real card; the card is aged as paper 000 ages",
-        }],
-        sensitivities: &[LOG_BLOCK_STUDY],
-    },
-    Preset {
-        name: "craw",
-        paper: "H. Lee, H. Bahn, K. G. Shin, \"Page Replacement for Write References in NAND Flash Based Virtual Memory Systems\" (CRAW), JCSE 8(3), 2014 (paper 002)",
-        policies: &["clock", "car", "cfclock", "cflru", "craw", "craw-a"],
-        devices: &["none"],
-        groups: &[
-            MEMORY_CAPTURES,
-            TraceGroup {
-                name: "Pixel 6a",
-                traces: &[TELEGRAM, GAME],
-                sizes: &["0.5%", "1%", "2%", "5%", "10%"],
-                differences: "block-layer traces, not memory references; no CPU-cache filter applies",
-            },
-        ],
-        write_miss_fetch: true,
-        setup: PaperSetup {
-            workload: "memory reference traces of applications (Valgrind), filtered by a CPU-cache model before the page cache",
-            sizes: "a share of each trace's footprint",
-            device: "none: a cost model of 25 us per page read and 200 us per page write (SLC, Table 1)",
-            aging: "none (no device)",
-            metric: "total I/O time under the cost model; a page fault reads the page",
-        },
-        claims: &[
-            Claim {
-                text: "CRAW reduces total I/O time vs CLOCK by 23.9% on average (up to 66.5%)",
-                policy: "craw",
-                baseline: "clock",
-                metric: Metric::CostTime,
-                form: Form::Reduction,
-                over: Over::Mean,
-                paper: Some(0.239),
-                device: "none",
-                differences: "none in the setup",
-            },
-            Claim {
-                text: "CRAW reduces I/O time vs CAR by 25%-66%",
-                policy: "craw",
-                baseline: "car",
-                metric: Metric::CostTime,
-                form: Form::Reduction,
-                over: Over::Mean,
-                paper: Some(0.25),
-                device: "none",
-                differences: "the paper's lower bound is taken as its figure",
-            },
-            Claim {
-                text: "CRAW reduces I/O time vs CFCLOCK by 16%-58%",
-                policy: "craw",
-                baseline: "cfclock",
-                metric: Metric::CostTime,
-                form: Form::Reduction,
-                over: Over::Mean,
-                paper: Some(0.16),
-                device: "none",
-                differences: "the paper's lower bound is taken as its figure",
-            },
-        ],
-        // CRAW's areas are sized by the write/read cost ratio c it is given; the cost
-        // model stays 200/25 = 8, so the sweep shows what a mis-set c costs.
-        sensitivities: &[Sensitivity {
-            slug: "craw-c",
-            claim: 0,
-            axis: "CRAW's cost ratio c",
-            vary: Vary::Policy,
-            points: &[
-                ("1", "craw:c=1"),
-                ("2", "craw:c=2"),
-                ("4", "craw:c=4"),
-                ("8", "craw:c=8"),
-                ("16", "craw:c=16"),
-                ("32", "craw:c=32"),
-            ],
-            preset_point: "8",
-            // Table 1's SLC costs, 200 / 25 us.
-            paper_point: Some("8"),
-        }],
-    },
-    Preset {
-        name: "sorted-clock",
-        paper: "Write-ordering-aware page replacement (Sorted-Clock, Sorted-Clock-WSR) for smartphone flash (paper 003)",
-        policies: &["lru", "clock", "lirs", "lru-wsr", "sorted-clock", "sorted-clock-wsr"],
-        devices: &["microsd-16g"],
-        groups: &[
-            MEMORY_CAPTURES,
-            TraceGroup {
-                name: "Pixel 6a",
-                traces: &[TELEGRAM],
-                sizes: &["4MiB", "8MiB", "16MiB", "32MiB"],
-                differences: BLOCK_STAND_IN,
-            },
-        ],
-        // The paper's traces come from a virtual-memory simulator: a fault reads the
-        // page before a store to it.
-        write_miss_fetch: true,
-        setup: PaperSetup {
-            workload: "memory reference traces of smartphone applications through a virtual-memory simulator, replayed by a workload player",
-            sizes: "page caches of a few to tens of MB",
-            device: "a real smartphone's flash storage",
-            aging: "not stated",
-            metric: "elapsed time of the replay on the device",
-        },
-        claims: &[
-            Claim {
-                text: "Elapsed time of Sorted-Clock is 3.7 to 7.7 times less than the other schemes (vs CLOCK here)",
-                policy: "sorted-clock",
-                baseline: "clock",
-                metric: Metric::Elapsed,
-                form: Form::Ratio,
-                over: Over::Mean,
-                paper: Some(3.7),
-                device: "microsd-16g",
-                differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
-            },
-            Claim {
-                text: "Elapsed time of Sorted-Clock is 3.7 to 7.7 times less than the other schemes (vs LRU here)",
-                policy: "sorted-clock",
-                baseline: "lru",
-                metric: Metric::Elapsed,
-                form: Form::Ratio,
-                over: Over::Mean,
-                paper: Some(3.7),
-                device: "microsd-16g",
-                differences: "elapsed time of a synchronous replay on the timed model of a FAST card, not measured on a phone; the paper's lower bound is taken as its figure",
-            },
-        ],
-        sensitivities: &[LOG_BLOCK_STUDY],
-    },
-];
-
-/// The card with 1 to 64 RW log blocks (real SD cards keep 1 to at least 5 open
-/// erase blocks, docs/ftl.md); `microsd-16g` keeps 4.
-const LOG_BLOCKS: &[(&str, &str)] = &[
-    ("1", "microsd-16g:rw_log_blocks=1"),
-    ("2", "microsd-16g:rw_log_blocks=2"),
-    ("4", "microsd-16g:rw_log_blocks=4"),
-    ("16", "microsd-16g:rw_log_blocks=16"),
-    ("64", "microsd-16g:rw_log_blocks=64"),
-];
-
-/// The first claim by the card's RW log-block count, at `microsd-16g`'s 4; the paper
-/// does not say how many log blocks its card keeps.
-const LOG_BLOCK_STUDY: Sensitivity = Sensitivity {
-    slug: "log-blocks",
-    claim: 0,
-    axis: "FAST RW log blocks",
-    vary: Vary::Device,
-    points: LOG_BLOCKS,
-    preset_point: "4",
-    paper_point: None,
-};
-
-/// The demo: a small TS-CLOCK-style study (paper 000's policy set on its FAST card,
-/// aged) on two page-cache-level captures bundled with wafer. Policies of the list not
-/// registered in this build are left out with a note.
-pub const DEMO: Preset = Preset {
-    name: "demo",
-    paper: "a small TS-CLOCK-style study (paper 000's design) on two page-cache-level captures bundled with wafer: dbench's file server and MariaDB OLTP, the kinds of paper 000's Dbench and TPC-C workloads",
-    policies: &[
-        "lru", "clock", "cflru", "fab", "lb-clock", "ts-clock", "bua",
-    ],
-    devices: &["microsd-16g"],
-    // Bundled in the repository, so the demo runs from a clone alone; every cell holds
-    // less than the trace touches.
-    groups: &[SERVER_CAPTURES],
-    write_miss_fetch: false,
-    setup: PaperSetup {
-        workload: "page-cache traces (Table II)",
-        sizes: "4 MB to 64 MB",
-        device: "FAST, 16 GB, 15% OP, 4 KB page, 4 MB block",
-        aging: "16 GB of mixed sequential and random writes",
-        metric: "writes and erase counts (Figs. 7, 8)",
-    },
-    claims: &[
-        Claim {
-            text: "paper 000 Fig. 7: FAB's whole-block evictions send more writes to storage than fine-grained policies (LRU here)",
-            policy: "lru",
-            baseline: "fab",
-            metric: Metric::PagesWritten,
-            form: Form::Reduction,
-            over: Over::Mean,
-            paper: None,
-            device: "microsd-16g",
-            differences: "none in the setup",
-        },
-        Claim {
-            text: "paper 000 Fig. 8: on the FAST card, FAB erases more blocks than fine-grained management (LRU here)",
-            policy: "lru",
-            baseline: "fab",
-            metric: Metric::Erases,
-            form: Form::Reduction,
-            over: Over::Mean,
-            paper: None,
-            device: "microsd-16g",
-            differences: "a simulated card whose log-block count the paper does not give",
-        },
-        Claim {
-            text: "paper 000 Sec. IV-E: TS-CLOCK needs fewer erases than FAB",
-            policy: "ts-clock",
-            baseline: "fab",
-            metric: Metric::Erases,
-            form: Form::Reduction,
-            over: Over::Mean,
-            paper: None,
-            device: "microsd-16g",
-            differences: "a simulated card whose log-block count the paper does not give",
-        },
-        Claim {
-            text: "paper 000: TS-CLOCK is faster on the microSD card than CLOCK",
-            policy: "ts-clock",
-            baseline: "clock",
-            metric: Metric::Elapsed,
-            form: Form::Reduction,
-            over: Over::Mean,
-            paper: None,
-            device: "microsd-16g",
-            differences: "elapsed time of a synchronous replay on the timed model of the card, not measured on a real one",
-        },
-    ],
-    sensitivities: &[],
-};
-
-/// The note every reproduction prints.
-pub const NOTE: &str = "The papers' own traces are not public: wafer runs the papers' designs on stand-in workloads (named in the setup table), so compare trends and verdicts, not exact numbers.";
-
-/// The preset called `name`.
-pub fn find(name: &str) -> Result<&'static Preset, LabError> {
-    PRESETS.iter().find(|p| p.name == name).ok_or_else(|| {
-        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
-        LabError::Invalid(format!(
-            "unknown paper preset \"{name}\" (known: {}, apu)",
-            names.join(", ")
-        ))
-    })
-}
-
-/// Where the preset trace `rel` is: a bundled capture under the repository's
-/// `traces/`, else a trace folder ([`crate::trace_folders`]); missing, an error that
-/// says how to fetch it.
-pub fn locate_trace(rel: &str) -> Result<PathBuf, LabError> {
-    let p = crate::trace_folders::find(Path::new(rel), &crate::trace_folders::bundled(rel))?;
-    Ok(p.canonicalize().unwrap_or(p))
-}
-
-/// A group of a preset that cannot run here, and the traces it lacks.
-#[derive(Clone, Debug)]
-pub struct Skipped {
-    /// The group.
-    pub group: &'static TraceGroup,
-    /// Its traces that were not found, as the preset names them.
-    pub missing: Vec<&'static str>,
-}
-
-impl Skipped {
-    /// One line: the group, what it lacks, and the command that fetches it.
-    pub fn line(&self) -> String {
-        let how = match crate::trace_folders::fetch_command(self.missing.iter().copied()) {
+    /// One line: what it lacks, and the command that fetches it.
+    pub fn skipped_line(&self) -> String {
+        let how = match crate::trace_folders::fetch_command(self.missing.iter().map(String::as_str))
+        {
             Some(cmd) => format!("run `{cmd}` to include it"),
             None => "run from a wafer clone (they are under its traces/)".into(),
         };
         format!(
             "skipped: group {} needs {}, not found; {how}",
-            self.group.name,
+            self.name,
             self.missing.join(", ")
         )
     }
 }
 
+/// A study with claims: the file as read, its groups located.
+#[derive(Clone, Debug)]
+pub struct Preset {
+    /// Name (the file's `name`).
+    pub name: String,
+    /// The paper cited in full (empty for a study of no paper).
+    pub paper: String,
+    /// The paper's setup, if the file gives it.
+    pub setup: Option<PaperSetup>,
+    /// Its groups of traces, each judged on its own.
+    pub groups: Vec<Group>,
+    /// Its claims.
+    pub claims: Vec<Claim>,
+    /// Its sensitivity studies.
+    pub sensitivities: Vec<Sensitivity>,
+    /// The file: the grid's other settings (policies, devices, aging, ...).
+    pub exp: Experiment,
+    /// The folder its relative paths resolve in.
+    pub base: PathBuf,
+    /// The file's text, as `--export` writes it.
+    pub text: String,
+    /// Where it came from, prefixed to its errors.
+    pub source: String,
+}
+
+/// Which traces and sizes of each group a run takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pick {
+    /// Every trace at its sizes.
+    All,
+    /// The first trace at its smallest and largest size.
+    Quick,
+    /// The first trace at its smallest size.
+    Smallest,
+}
+
+/// The built-in study called `name`.
+pub fn find(name: &str) -> Result<Preset, LabError> {
+    let Some((n, text)) = BUILT_IN.iter().find(|(n, _)| *n == name) else {
+        return Err(LabError::Invalid(format!(
+            "unknown paper preset \"{name}\" (known: {}, apu)",
+            paper_names().join(", ")
+        )));
+    };
+    Preset::parse(text, &format!("studies/{n}.toml"), Path::new("."))
+}
+
+/// Where the study trace `rel` is: beside the study file (`base`), a bundled capture
+/// under the repository's `traces/`, else a trace folder ([`crate::trace_folders`]);
+/// missing, an error that says how to fetch it.
+pub fn locate_trace(rel: &str, base: &Path) -> Result<PathBuf, LabError> {
+    let written = Path::new(rel);
+    let mut as_given = Vec::new();
+    if written.is_absolute() {
+        as_given.push(written.to_path_buf());
+    } else {
+        as_given.push(base.join(written));
+        as_given.extend(crate::trace_folders::bundled(rel));
+    }
+    let p = crate::trace_folders::find(written, &as_given)?;
+    Ok(p.canonicalize().unwrap_or(p))
+}
+
 impl Preset {
-    /// Registered policies of the preset, and the ones missing from this build.
-    pub fn policies(&self) -> (Vec<&'static str>, Vec<&'static str>) {
-        self.policies
+    /// The study file at `path`.
+    pub fn load(path: &Path) -> Result<Preset, LabError> {
+        let text = std::fs::read_to_string(path).map_err(|e| LabError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        })?;
+        Preset::parse(
+            &text,
+            &path.display().to_string(),
+            path.parent().unwrap_or(Path::new(".")),
+        )
+    }
+
+    /// The study file `text` (from `source`, its relative paths resolved in `base`).
+    pub fn parse(text: &str, source: &str, base: &Path) -> Result<Preset, LabError> {
+        let exp: Experiment = toml::from_str(text).map_err(|e| LabError::Config {
+            at: source.to_string(),
+            msg: e.to_string().trim_end().to_string(),
+        })?;
+        let mut p = Preset::of(exp, source, base)?;
+        p.text = text.to_string();
+        Ok(p)
+    }
+
+    /// The study of experiment `exp` (read from `source`, relative paths resolved in
+    /// `base`): its claims and sensitivity studies checked against its policies and
+    /// devices, its groups located.
+    pub fn of(exp: Experiment, source: &str, base: &Path) -> Result<Preset, LabError> {
+        let err = |key: String, msg: String| LabError::Config {
+            at: format!("{source}: {key}"),
+            msg,
+        };
+        if !exp.groups.is_empty() && !exp.traces.is_empty() {
+            return Err(err(
+                "groups".into(),
+                "give either `traces` or `groups`, not both".into(),
+            ));
+        }
+        let labels: Vec<String> = exp
+            .policies
             .iter()
-            .partition(|p| registry::find(p).is_ok())
-    }
-
-    /// Whether a device column is in the design (aging applies then).
-    fn writes_to_a_device(&self) -> bool {
-        self.devices.iter().any(|d| *d != "none")
-    }
-
-    /// The aging every device study runs: paper 000's recipe (fill, then 16 GiB,
-    /// half random 4 KiB pages, half 1 MiB runs; `wafer_ftl::aging`).
-    fn aging(&self) -> Option<AgingDef> {
-        self.writes_to_a_device().then(|| AgingDef {
-            fill: true,
-            volume: "16GiB".into(),
-            random_fraction: 0.5,
-            run: "1MiB".into(),
-            seed: wafer_ftl::aging::Aging::default().seed,
+            .filter_map(|p| PolicySpec::parse(p).ok().map(|s| s.label()))
+            .collect();
+        let devices: Vec<&str> = if exp.devices.is_empty() {
+            vec!["none"]
+        } else {
+            exp.devices.iter().map(String::as_str).collect()
+        };
+        for (i, c) in exp.claims.iter().enumerate() {
+            for (key, p) in [("policy", &c.policy), ("baseline", &c.baseline)] {
+                if !labels.contains(p) {
+                    return Err(err(
+                        format!("claims[{i}].{key}"),
+                        format!("\"{p}\" is not among `policies` ({})", labels.join(", ")),
+                    ));
+                }
+            }
+            if !devices.contains(&c.device.as_str()) {
+                return Err(err(
+                    format!("claims[{i}].device"),
+                    format!(
+                        "\"{}\" is not among `devices` ({})",
+                        c.device,
+                        devices.join(", ")
+                    ),
+                ));
+            }
+        }
+        for (i, s) in exp.sensitivity.iter().enumerate() {
+            if s.claim == 0 || s.claim > exp.claims.len() {
+                return Err(err(
+                    format!("sensitivity[{i}].claim"),
+                    format!(
+                        "{} is not a claim's number (1 to {})",
+                        s.claim,
+                        exp.claims.len()
+                    ),
+                ));
+            }
+            if s.points.is_empty() {
+                return Err(err(
+                    format!("sensitivity[{i}].points"),
+                    "at least one point is needed".into(),
+                ));
+            }
+        }
+        for (i, g) in exp.groups.iter().enumerate() {
+            if g.traces.is_empty() || g.sizes.is_empty() {
+                return Err(err(
+                    format!("groups[{i}]"),
+                    "a group needs at least one trace and one cache size".into(),
+                ));
+            }
+        }
+        let groups = if exp.groups.is_empty() {
+            vec![Group {
+                name: "all traces".into(),
+                differences: "not stated".into(),
+                traces: exp.traces.clone(),
+                sizes: Vec::new(),
+                missing: Vec::new(),
+            }]
+        } else {
+            exp.groups
+                .iter()
+                .map(|g| {
+                    let mut traces = Vec::new();
+                    let mut missing = Vec::new();
+                    for t in &g.traces {
+                        match locate_trace(t, base) {
+                            Ok(p) => traces.push(TraceDef::file(p)),
+                            Err(_) => {
+                                missing.push(t.clone());
+                                traces.push(TraceDef::file(PathBuf::from(t)));
+                            }
+                        }
+                    }
+                    Group {
+                        name: g.name.clone(),
+                        differences: g.differences.clone(),
+                        traces,
+                        sizes: g.sizes.clone(),
+                        missing,
+                    }
+                })
+                .collect()
+        };
+        Ok(Preset {
+            name: exp.name.clone(),
+            paper: exp
+                .paper
+                .as_ref()
+                .map_or(String::new(), |p| p.reference.clone()),
+            setup: exp.paper.clone(),
+            groups,
+            claims: exp.claims.clone(),
+            sensitivities: exp.sensitivity.clone(),
+            text: toml::to_string_pretty(&exp).unwrap_or_default(),
+            exp,
+            base: base.to_path_buf(),
+            source: source.to_string(),
         })
+    }
+
+    /// The title: the name and the paper.
+    pub fn title(&self) -> String {
+        if self.paper.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}: {}", self.name, self.paper)
+        }
+    }
+
+    /// The file as `--export` writes it: its text, marked to run its quick form if
+    /// `quick`.
+    pub fn export(&self, quick: bool) -> String {
+        if !quick || self.exp.quick {
+            return self.text.clone();
+        }
+        // Top-level keys go before the first table: after the leading comments.
+        let lines: Vec<&str> = self.text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| !(l.starts_with('#') || l.trim().is_empty()))
+            .unwrap_or(lines.len());
+        let mut out = lines[..at].join("\n");
+        if at > 0 {
+            out.push('\n');
+        }
+        out.push_str("# The quick form: the first trace of each group at its smallest and largest\n# cache size (remove this line for the whole study).\nquick = true\n");
+        for l in &lines[at..] {
+            out.push_str(l);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Registered policies of the study, and the ones missing from this build.
+    pub fn policies(&self) -> (Vec<String>, Vec<String>) {
+        self.exp
+            .policies
+            .iter()
+            .cloned()
+            .partition(|p| registry::find(p.split(':').next().unwrap_or(p)).is_ok())
+    }
+
+    /// The trace files its groups that can run here read.
+    pub fn trace_files(&self) -> Vec<PathBuf> {
+        let mut files = self.exp.trace_files(&self.base);
+        for g in self.groups.iter().filter(|g| g.missing.is_empty()) {
+            files.extend(g.traces.iter().filter_map(|t| t.path.clone()));
+        }
+        files
     }
 
     /// The groups that cannot run here: a group runs only with all its traces, so
     /// that its verdicts are the same wherever it runs.
-    pub fn skipped(&self) -> Vec<Skipped> {
+    pub fn skipped(&self) -> Vec<&Group> {
         self.groups
             .iter()
-            .filter_map(|g| {
-                let missing: Vec<&'static str> = g
-                    .traces
-                    .iter()
-                    .copied()
-                    .filter(|t| locate_trace(t).is_err())
-                    .collect();
-                (!missing.is_empty()).then_some(Skipped { group: g, missing })
-            })
+            .filter(|g| !g.missing.is_empty())
             .collect()
     }
 
-    /// The experiment, with traces located. `quick` keeps the design (policies,
-    /// devices, aging) on the first trace of each group at its smallest and largest
-    /// cache size: the form the tests run.
+    /// The experiment, with traces located. `quick` (or the file's `quick`) keeps the
+    /// design (policies, devices, aging) on the first trace of each group at its
+    /// smallest and largest cache size: the form the tests run.
     pub fn plan(&self, quick: bool) -> Result<Plan, LabError> {
         let (have, _) = self.policies();
         if have.is_empty() {
             return Err(LabError::Invalid(format!(
-                "none of the policies of preset {} is registered in this build",
+                "none of the policies of study {} is registered in this build",
                 self.name
             )));
         }
         self.experiment(
-            format!("{}: {}", self.name, self.paper),
-            have.iter().map(|s| s.to_string()).collect(),
-            self.devices.iter().map(|s| s.to_string()).collect(),
-            &|g: &TraceGroup| {
-                if quick {
-                    (&g.traces[..1], vec![g.sizes[0], g.sizes[g.sizes.len() - 1]])
-                } else {
-                    (g.traces, g.sizes.to_vec())
-                }
+            self.title(),
+            have,
+            self.exp.devices.clone(),
+            if quick || self.exp.quick {
+                Pick::Quick
+            } else {
+                Pick::All
             },
         )
     }
 
-    /// The sensitivity studies' experiments: each claim's policies on the preset's
+    /// The sensitivity studies' experiments: each claim's policies on the study's
     /// traces and sizes, with each point's device or policy; `quick`: the first trace
     /// of each group at its smallest size (each device point ages a device of its own,
     /// which is most of the time).
     pub fn sensitivity_plans(&self, quick: bool) -> Result<Vec<(Sensitivity, Plan)>, LabError> {
         let mut out = Vec::new();
-        for s in self.sensitivities {
-            let c = &self.claims[s.claim];
+        for s in &self.sensitivities {
+            let c = &self.claims[s.claim - 1];
             let (policies, devices) = match s.vary {
                 Vary::Device => (
-                    vec![c.policy.to_string(), c.baseline.to_string()],
-                    s.points.iter().map(|(_, d)| d.to_string()).collect(),
+                    vec![c.policy.clone(), c.baseline.clone()],
+                    s.points.iter().map(|(_, d)| d.clone()).collect(),
                 ),
                 Vary::Policy => (
-                    std::iter::once(c.baseline)
-                        .chain(s.points.iter().map(|(_, p)| *p))
-                        .map(str::to_string)
+                    std::iter::once(c.baseline.clone())
+                        .chain(s.points.iter().map(|(_, p)| p.clone()))
                         .collect(),
-                    vec![c.device.to_string()],
+                    vec![c.device.clone()],
                 ),
             };
             let plan = self.experiment(
                 format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
                 policies,
                 devices,
-                &|g: &TraceGroup| {
-                    if quick {
-                        (&g.traces[..1], vec![g.sizes[0]])
-                    } else {
-                        (g.traces, g.sizes.to_vec())
-                    }
+                if quick || self.exp.quick {
+                    Pick::Smallest
+                } else {
+                    Pick::All
                 },
             )?;
-            out.push((*s, plan));
+            out.push((s.clone(), plan));
         }
         Ok(out)
     }
 
-    /// The preset's experiment with these policies and devices, on the traces and
-    /// sizes `pick` takes from each group.
-    #[allow(clippy::type_complexity)]
+    /// The study's experiment with these policies and devices, on the traces and
+    /// sizes `pick` takes from each group that can run.
     fn experiment(
         &self,
         name: String,
         policies: Vec<String>,
         devices: Vec<String>,
-        pick: &dyn Fn(&TraceGroup) -> (&'static [&'static str], Vec<&'static str>),
+        pick: Pick,
     ) -> Result<Plan, LabError> {
         let skipped = self.skipped();
         if skipped.len() == self.groups.len() {
-            let lines: Vec<String> = skipped.iter().map(Skipped::line).collect();
+            let lines: Vec<String> = skipped.iter().map(|g| g.skipped_line()).collect();
             return Err(LabError::MissingTrace(format!(
                 "{}: no group of traces can run here ({})",
                 self.name,
@@ -709,34 +451,50 @@ impl Preset {
             )));
         }
         let mut defs = Vec::new();
-        for g in self.groups {
-            if skipped.iter().any(|s| std::ptr::eq(s.group, g)) {
-                continue;
-            }
-            let (traces, sizes) = pick(g);
+        for g in self.groups.iter().filter(|g| g.missing.is_empty()) {
+            let traces = match pick {
+                Pick::All => &g.traces[..],
+                Pick::Quick | Pick::Smallest => &g.traces[..1],
+            };
             for t in traces {
-                let mut def = TraceDef::file(locate_trace(t)?);
-                def.cache_sizes = Some(sizes.iter().map(|s| s.to_string()).collect());
+                let mut def = t.clone();
+                let sizes = match (&g.sizes, &t.cache_sizes) {
+                    (s, _) if !s.is_empty() => s.clone(),
+                    (_, Some(s)) => s.clone(),
+                    _ => self.exp.cache_sizes.clone(),
+                };
+                let picked = match pick {
+                    Pick::All => sizes,
+                    Pick::Quick => sizes
+                        .first()
+                        .into_iter()
+                        .chain(sizes.last().filter(|_| sizes.len() > 1))
+                        .cloned()
+                        .collect(),
+                    Pick::Smallest => sizes.first().into_iter().cloned().collect(),
+                };
+                def.cache_sizes = Some(picked);
                 defs.push(def);
             }
         }
-        let mut exp = Experiment::new(name, defs, policies, Vec::new());
-        exp.devices = devices;
-        exp.aging = self.aging();
-        // The lifetime view counts the dirty pages left at the end; the view without
-        // them is kept beside it (`ftl_erases_before_flush`).
-        exp.flush_at_end = self.writes_to_a_device();
-        exp.write_miss_fetch = self.write_miss_fetch;
-        exp.outputs = Outputs {
-            // CRAW's area sizes over time (paper 002 Fig. 15).
-            series_every: 10_000,
-            ..Outputs::default()
+        let exp = Experiment {
+            name,
+            traces: defs,
+            policies,
+            devices,
+            paper: None,
+            groups: Vec::new(),
+            claims: Vec::new(),
+            sensitivity: Vec::new(),
+            quick: false,
+            ..self.exp.clone()
         };
-        exp.plan(self.name, Path::new("."))
+        // A file's own traces resolve beside it, as `wafer run` resolves them.
+        exp.plan(&self.source, &self.base)
     }
 
     /// The groups that have cells in `results`, each with its cells.
-    fn groups_in(&self, results: &[CellResult]) -> Vec<(&'static TraceGroup, Vec<CellResult>)> {
+    fn groups_in(&self, results: &[CellResult]) -> Vec<(&Group, Vec<CellResult>)> {
         self.groups
             .iter()
             .map(|g| (g, g.of(results)))
@@ -745,14 +503,14 @@ impl Preset {
     }
 
     /// The claim of `c` at sensitivity point `point`.
-    fn at_point(c: &Claim, s: &Sensitivity, point: &'static str) -> Claim {
+    fn at_point(c: &Claim, s: &Sensitivity, point: &str) -> Claim {
         match s.vary {
             Vary::Device => Claim {
-                device: point,
+                device: point.to_string(),
                 ..c.clone()
             },
             Vary::Policy => Claim {
-                policy: point,
+                policy: point.to_string(),
                 ..c.clone()
             },
         }
@@ -762,7 +520,7 @@ impl Preset {
     /// group's per-trace figures and verdict by the usual rule, the preset's own point
     /// and the paper's figure marked.
     pub fn sensitivity_lines(&self, s: &Sensitivity, results: &[CellResult]) -> Vec<String> {
-        let c = &self.claims[s.claim];
+        let c = &self.claims[s.claim - 1];
         let mut out = vec![format!(
             "where it holds: {} ({} vs {}, {}), by {}; the preset runs {}; the paper's setup {}; the paper's figure {}",
             c.text,
@@ -770,12 +528,12 @@ impl Preset {
             c.baseline,
             c.metric.name(),
             s.axis,
-            s.preset_point,
-            s.paper_point.unwrap_or("not given"),
+            s.study_point,
+            s.paper_point.as_deref().unwrap_or("not given"),
             c.paper.map_or("none (a direction)".into(), |p| c.show(p))
         )];
         let in_results = self.groups_in(results);
-        for (value, point) in s.points {
+        for (value, point) in &s.points {
             let at = Self::at_point(c, s, point);
             let mut groups = Vec::new();
             for (g, rs) in &in_results {
@@ -806,7 +564,7 @@ impl Preset {
     /// The figure of `s`: the claim's figure per trace against the varied condition,
     /// with the paper's figure as a flat line.
     pub fn sensitivity_chart(&self, s: &Sensitivity, results: &[CellResult]) -> Chart {
-        let c = &self.claims[s.claim];
+        let c = &self.claims[s.claim - 1];
         let pct = |v: f64| match c.form {
             Form::Reduction => v * 100.0,
             Form::Ratio => v,
@@ -834,7 +592,7 @@ impl Preset {
         Chart {
             // The axis marks the preset's and the paper's points.
             title: format!("{} vs {} by {}", c.policy, c.baseline, s.axis),
-            x_label: s.axis.into(),
+            x_label: s.axis.clone(),
             y_label: match c.form {
                 Form::Reduction => format!("{} lower by (%)", c.metric.short()),
                 Form::Ratio => format!("{} ratio", c.metric.short()),
@@ -929,11 +687,14 @@ impl Preset {
 
     /// The setup table: `(aspect, the paper, wafer)` rows for `plan`.
     pub fn setup_table(&self, plan: &Plan) -> Vec<[String; 3]> {
+        let Some(setup) = &self.setup else {
+            return Vec::new();
+        };
         let ran: Vec<String> = plan.traces.iter().map(|(t, _)| t.label()).collect();
         // Per group: its traces in this plan and their sizes.
         let mut workloads = Vec::new();
         let mut sizes = Vec::new();
-        for g in self.groups {
+        for g in &self.groups {
             let labels: Vec<String> = g.labels().into_iter().filter(|l| ran.contains(l)).collect();
             let Some(ti) = ran.iter().position(|l| labels.first() == Some(l)) else {
                 continue;
@@ -945,12 +706,12 @@ impl Preset {
                 .collect();
             sizes.push(format!("{}: {}", g.name, texts.join(", ")));
         }
-        let devices: Vec<String> = self
+        let devices: Vec<String> = plan
             .devices
             .iter()
-            .map(|d| match Device::from_profile(d) {
-                Ok(dev) => describe_device(&dev),
-                Err(_) => "none (cache only)".into(),
+            .map(|d| match d {
+                DeviceChoice::Device(_, dev) => describe_device(dev),
+                DeviceChoice::None => "none (cache only)".into(),
             })
             .collect();
         let aging = match &plan.aging {
@@ -974,12 +735,12 @@ impl Preset {
         vec![
             row(
                 "workload",
-                self.setup.workload,
+                &setup.workload,
                 format!("stand-ins, each group judged on its own: {}", workloads.join("; ")),
             ),
-            row("cache sizes", self.setup.sizes, sizes.join("; ")),
-            row("device and FTL", self.setup.device, devices.join("; ")),
-            row("aging", self.setup.aging, aging),
+            row("cache sizes", &setup.sizes, sizes.join("; ")),
+            row("device and FTL", &setup.device, devices.join("; ")),
+            row("aging", &setup.aging, aging),
             row(
                 "measurement window",
                 "not stated",
@@ -1003,25 +764,25 @@ impl Preset {
             ),
             row(
                 "write miss",
-                if self.write_miss_fetch {
-                    "a fault reads the page"
-                } else {
-                    "not stated"
-                },
+                &setup.write_miss,
                 if plan.exp.write_miss_fetch {
                     "the page is read from storage".into()
                 } else {
                     "written in the cache without a read".into()
                 },
             ),
-            row("metric", self.setup.metric, metrics.join("; ")),
+            row("metric", &setup.metric, metrics.join("; ")),
         ]
     }
 
     /// The setup table as text lines.
     pub fn setup_lines(&self, plan: &Plan) -> Vec<String> {
+        let table = self.setup_table(plan);
+        if table.is_empty() {
+            return Vec::new();
+        }
         let mut out = vec!["setup (aspect: the paper | wafer):".to_string()];
-        for [a, p, w] in self.setup_table(plan) {
+        for [a, p, w] in table {
             out.push(format!("  {a}: {p} | {w}"));
         }
         out
@@ -1030,7 +791,7 @@ impl Preset {
     /// Each claim judged on each group of traces that has cells in `results`, claim
     /// by claim in the preset's order: what the printed comparison, the verdict table
     /// and the claims figure are written from.
-    pub fn outcomes(&self, results: &[CellResult]) -> Vec<Outcome> {
+    pub fn outcomes(&self, results: &[CellResult]) -> Vec<Outcome<'_>> {
         let groups = self.groups_in(results);
         let mut out = Vec::new();
         for (i, c) in self.claims.iter().enumerate() {
@@ -1062,7 +823,7 @@ impl Preset {
                 let g = o.group;
                 out.push(format!("  on {} ({}):", g.name, g.labels().join(", ")));
                 out.extend(
-                    c.lines(&o.judged, g.differences)
+                    c.lines(&o.judged, &g.differences)
                         .into_iter()
                         .map(|l| format!("  {l}")),
                 );
@@ -1141,7 +902,7 @@ impl Preset {
 
 /// The traces of group `g` that have figures in `m` (those that ran), else all of
 /// its traces.
-fn figs_or_labels(g: &TraceGroup, m: &Measured) -> String {
+fn figs_or_labels(g: &Group, m: &Measured) -> String {
     let ran: Vec<&str> = m.per_trace.iter().map(|(t, _, _)| t.as_str()).collect();
     if ran.is_empty() {
         g.labels().join(", ")
@@ -1152,11 +913,11 @@ fn figs_or_labels(g: &TraceGroup, m: &Measured) -> String {
 
 /// A claim judged on one group of traces.
 #[derive(Clone, Debug)]
-pub struct Outcome {
-    /// Index of the claim in the preset's claims.
+pub struct Outcome<'a> {
+    /// Index of the claim in the study's claims.
     pub claim: usize,
     /// The group.
-    pub group: &'static TraceGroup,
+    pub group: &'a Group,
     /// The judgement.
     pub judged: Judged,
 }
@@ -1196,37 +957,144 @@ fn bytes(n: u64) -> String {
     format!("{n} B")
 }
 
+/// What a study run leaves: its cells and its verdicts.
+#[derive(Clone, Debug)]
+pub struct StudyDone {
+    /// The main grid's cells.
+    pub results: Vec<CellResult>,
+    /// The verdict table: a row per claim and group.
+    pub verdicts: Vec<VerdictRow>,
+    /// The comparison as printed (claims, figures, verdicts).
+    pub compared: Vec<String>,
+}
+
+/// How a front end runs one plan into a folder with a report preface: its progress,
+/// its Ctrl-C and the summary it prints (`wafer run`'s and the Python runner's).
+pub type RunPlan<'a, E> = dyn FnMut(Plan, &Path, Box<PrefaceFn>) -> Result<Done, E> + 'a;
+
+/// Run `study` (its quick form if `quick`) into `out` through `run`; print its setup
+/// table to `print`, then each sensitivity study, then each claim's comparison and
+/// verdict. What `wafer reproduce`, `wafer run` on a file with claims, `wafer demo`
+/// and Python's `wafer.reproduce` all do.
+pub fn reproduce<E>(
+    study: &Arc<Preset>,
+    out: &Path,
+    quick: bool,
+    print: &mut dyn Write,
+    run: &mut RunPlan<'_, E>,
+) -> Result<StudyDone, E>
+where
+    E: From<LabError>,
+{
+    // Taken before any trace is read, and held to the end: the claims figure is
+    // written after the grid's outputs.
+    let _lock = crate::store::Store::new(out).claim(&study.trace_files())?;
+    let plan = study.plan(quick)?;
+    let setup = study.setup_table(&plan);
+    // A group whose traces are not here is left out, saying how to fetch them.
+    let skipped: Vec<String> = study.skipped().iter().map(|g| g.skipped_line()).collect();
+    say(print, &study.title())?;
+    if study.setup.is_some() {
+        say(print, &format!("note: {NOTE}"))?;
+    }
+    for l in study.setup_lines(&plan).iter().chain(&skipped) {
+        say(print, l)?;
+    }
+    // Where each claim holds runs first, each study an experiment of its own in its
+    // own folder through the same runner, so that the study's report shows them.
+    let mut sensitivity = Vec::new();
+    for (s, plan) in study.sensitivity_plans(quick)? {
+        let dir = out.join("sensitivity").join(&s.slug);
+        say(
+            print,
+            &format!("sensitivity: {} ({})", s.axis, dir.display()),
+        )?;
+        let (st, sp) = (Arc::clone(study), s.clone());
+        let preface = move |results: &[CellResult]| Preface {
+            lines: st.sensitivity_lines(&sp, results),
+            after: vec![st.sensitivity_chart(&sp, results)],
+            ..Preface::default()
+        };
+        let done = run(plan, &dir, Box::new(preface))?;
+        let results = done.outcome.results;
+        let lines = study.sensitivity_lines(&s, &results);
+        let chart = study.sensitivity_chart(&s, &results);
+        let fig = crate::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
+        sensitivity.push((lines, chart, fig));
+        say(print, "")?;
+    }
+    let extra = sensitivity.clone();
+    let st = Arc::clone(study);
+    // The report opens with the verdict table and the claims figure; the setup is a
+    // table, and the comparison as printed is kept whole below them.
+    let preface = move |results: &[CellResult]| {
+        let mut p = st.preface(&setup, results);
+        p.lines.extend(skipped.iter().cloned());
+        for (sens, chart, _) in &extra {
+            p.printed.extend(sens.iter().cloned());
+            p.after.push(chart.clone());
+        }
+        p
+    };
+    let done = run(plan, out, Box::new(preface))?;
+    let results = done.outcome.results;
+    let compared = study.compare(&results);
+    say(print, "")?;
+    for l in &compared {
+        say(print, l)?;
+    }
+    let chart = study.claims_chart(&results);
+    let fig = crate::figure_file::write_figure(&out.join("figures"), "claims", &chart)?;
+    say(print, &format!("claims at a glance: {}", fig.display()))?;
+    for (lines, _, fig) in sensitivity {
+        say(print, "")?;
+        for l in lines {
+            say(print, &l)?;
+        }
+        say(print, &format!("figure: {}", fig.display()))?;
+    }
+    Ok(StudyDone {
+        verdicts: study.verdict_rows(&results),
+        results,
+        compared,
+    })
+}
+
+/// One line of a study's printed comparison.
+fn say(print: &mut dyn Write, line: &str) -> Result<(), LabError> {
+    writeln!(print, "{line}").map_err(|e| LabError::io(Path::new("standard output"), e))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn built_in() -> Vec<Preset> {
+        BUILT_IN.iter().map(|(n, _)| find(n).unwrap()).collect()
+    }
+
     #[test]
-    fn presets_name_known_devices_and_sizes() {
-        for p in PRESETS.iter().chain([&DEMO]) {
-            for d in p.devices {
+    fn built_in_studies_name_known_devices_and_sizes() {
+        for p in built_in() {
+            for d in &p.exp.devices {
                 assert!(
-                    *d == "none" || wafer_ftl::Device::from_profile(d).is_ok(),
+                    d == "none" || wafer_ftl::Device::from_profile(d).is_ok(),
                     "{d}"
                 );
             }
-            for g in p.groups {
-                for s in g.sizes {
+            for g in &p.exp.groups {
+                for s in &g.sizes {
                     assert!(wafer_trace::units::CacheSize::parse(s).is_ok(), "{s}");
                 }
             }
             // A policy point's spec is the label the results carry.
             for s in p.sensitivities.iter().filter(|s| s.vary == Vary::Policy) {
-                for (_, spec) in s.points {
-                    let label = wafer_cache::registry::PolicySpec::parse(spec)
-                        .unwrap()
-                        .label();
-                    assert_eq!(label, *spec);
+                for (_, spec) in &s.points {
+                    let label = PolicySpec::parse(spec).unwrap().label();
+                    assert_eq!(&label, spec);
                 }
             }
-            for c in p.claims {
-                assert!(p.policies.contains(&c.policy) && p.policies.contains(&c.baseline));
-                assert!(p.devices.contains(&c.device));
-            }
+            assert!(p.setup.is_some(), "{}", p.name);
         }
         assert!(find("apu").is_err());
         assert!(find("craw").is_ok());
@@ -1234,7 +1102,7 @@ mod tests {
 
     #[test]
     fn claims_figure_labels_stay_flat() {
-        for p in PRESETS.iter().chain([&DEMO]) {
+        for p in built_in() {
             let chart = p.claims_chart(&[]);
             let labels = chart.categories.clone().unwrap();
             assert!(labels.len() <= 4, "{}", p.name);
@@ -1248,11 +1116,11 @@ mod tests {
 
     #[test]
     fn every_device_study_ages_and_flushes() {
-        for p in PRESETS.iter().chain([&DEMO]) {
-            let device = p.devices.iter().any(|d| *d != "none");
-            let a = p.aging();
-            assert_eq!(a.is_some(), device, "{}", p.name);
-            if let Some(a) = a {
+        for p in built_in() {
+            let device = p.exp.devices.iter().any(|d| d != "none");
+            assert_eq!(p.exp.aging.is_some(), device, "{}", p.name);
+            assert_eq!(p.exp.flush_at_end, device, "{}", p.name);
+            if let Some(a) = &p.exp.aging {
                 // Paper 000's recipe, as wafer_ftl::aging reads it.
                 assert!(a.fill && a.volume == "16GiB", "{}", p.name);
             }
@@ -1266,11 +1134,11 @@ mod tests {
             p.claims
                 .iter()
                 .find(|c| c.baseline == baseline && c.metric == Metric::Erases)
-                .map(|c| (c.device, c.paper))
+                .map(|c| (c.device.clone(), c.paper))
         };
         // Fig. 8b: 29% vs CFLRU on FAST; Fig. 9d: 53% vs FAB on the page-level FTL.
-        assert_eq!(on("cflru"), Some(("microsd-16g", Some(0.29))));
-        assert_eq!(on("fab"), Some(("page-16g", Some(0.53))));
+        assert_eq!(on("cflru"), Some(("microsd-16g".into(), Some(0.29))));
+        assert_eq!(on("fab"), Some(("page-16g".into(), Some(0.53))));
         let fast = Device::from_profile("microsd-16g").unwrap();
         let page = Device::from_profile("page-16g").unwrap();
         assert_eq!(fast.ftl, wafer_ftl::FtlKind::Fast);
@@ -1281,5 +1149,57 @@ mod tests {
         );
         assert_eq!(page.geometry.logical_pages, fast.geometry.logical_pages);
         assert!(describe_device(&fast).contains("4 RW log blocks"));
+    }
+
+    const ONE_CLAIM: &str = r#"name = "t"
+policies = ["lru", "clock"]
+cache_sizes = ["10%"]
+[[traces]]
+path = "x.wtr"
+[[claims]]
+text = "c"
+metric = "erases"
+form = "reduction"
+"#;
+
+    #[test]
+    fn a_claim_on_a_policy_or_device_not_in_the_grid_is_refused() {
+        let refused = |claim: &str| {
+            Preset::parse(&format!("{ONE_CLAIM}{claim}\n"), "t.toml", Path::new("."))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused("policy = \"clock\"\nbaseline = \"fab\"");
+        assert!(
+            e.contains("t.toml: claims[0].baseline") && e.contains("\"fab\" is not among"),
+            "{e}"
+        );
+        let e = refused("policy = \"clock\"\nbaseline = \"lru\"\ndevice = \"microsd-16g\"");
+        assert!(e.contains("claims[0].device"), "{e}");
+        let e = refused("policy = \"clock\"\nbaseline = \"lru\"\nmetric2 = 1");
+        assert!(e.contains("metric2"), "{e}");
+        assert!(Preset::parse(
+            &format!("{ONE_CLAIM}policy = \"clock\"\nbaseline = \"lru\"\n"),
+            "t.toml",
+            Path::new(".")
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn the_quick_export_runs_the_quick_form() {
+        let p = find("craw").unwrap();
+        let text = p.export(true);
+        let q = Preset::parse(&text, "craw.toml", Path::new(".")).unwrap();
+        assert!(q.exp.quick && !p.exp.quick);
+        assert_eq!(
+            Experiment {
+                quick: false,
+                ..q.exp.clone()
+            },
+            p.exp,
+            "the export changes nothing but `quick`"
+        );
+        assert_eq!(p.export(false), p.text);
     }
 }

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use wafer_lab::presets::DEMO;
+use wafer_lab::presets;
 
 use super::reproduce::reproduce;
 
@@ -17,5 +17,10 @@ pub struct Args {}
 
 /// Run `wafer demo`.
 pub fn run(_: Args) -> anyhow::Result<()> {
-    reproduce(&DEMO, &Path::new("wafer-out").join("demo"), 0, false)
+    reproduce(
+        presets::find("demo")?,
+        &Path::new("wafer-out").join("demo"),
+        0,
+        false,
+    )
 }

@@ -30,6 +30,15 @@ pub fn usage(msg: impl std::fmt::Display) -> anyhow::Error {
     UsageError(msg.to_string()).into()
 }
 
+/// A lab error, where a refused description (an experiment or study file's key) is a
+/// usage error (exit 2), as refused arguments are.
+pub fn config(e: wafer_lab::LabError) -> anyhow::Error {
+    match e {
+        wafer_lab::LabError::Config { .. } => usage(e),
+        e => e.into(),
+    }
+}
+
 /// The items of a list option given as repeated flags, several values, or values
 /// separated by commas (`-c 4MiB,16MiB`, `-c 4MiB -c 16MiB`), in order, blanks trimmed.
 pub fn list(args: &[String]) -> Vec<String> {

@@ -4,8 +4,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use wafer_lab::presets::{self, Preset, NOTE};
-use wafer_lab::Preface;
+use std::sync::Arc;
+
+use wafer_lab::presets::{self, Preset};
 
 use super::run::run_plan;
 use super::{unknown, UsageError};
@@ -16,14 +17,21 @@ use super::{unknown, UsageError};
 apu runs paper 004's micro benchmarks on the timed SSD (see docs/experiments.md);
 --requests sets its least requests per cell (default 2000); a cell with a cache runs
 enough to write twice its lines, and the report lists each cell's count.
+Each paper study is a study file (studies/NAME.toml in the repository); --export
+writes it out to edit, and `wafer run FILE` runs the edited file the same way.
 Examples:
   wafer reproduce ts-clock
   wafer reproduce ts-clock --quick
+  wafer reproduce craw --export craw.toml
   wafer reproduce craw -o out/craw --jobs 2
   wafer reproduce apu --requests 1000")]
 pub struct Args {
-    /// Paper preset: ts-clock, bua, craw, sorted-clock, apu.
+    /// Paper study: ts-clock, bua, craw, sorted-clock, apu; or a study file (TOML).
     pub paper: String,
+    /// Write the study file (its quick form with --quick) to FILE to edit, and run
+    /// nothing; `wafer run FILE` runs it.
+    #[arg(long, value_name = "FILE")]
+    pub export: Option<PathBuf>,
     /// Least requests per cell of the apu preset (cells with a cache run enough to
     /// fill it).
     #[arg(long, default_value_t = 2000)]
@@ -41,74 +49,13 @@ pub struct Args {
     pub quick: bool,
 }
 
-/// Run `preset` (its `quick` form if asked) into `out`; print the setup table, then
-/// each claim's comparison and verdict.
-pub fn reproduce(
-    preset: &'static Preset,
-    out: &Path,
-    jobs: usize,
-    quick: bool,
-) -> anyhow::Result<()> {
-    let plan = preset.plan(quick)?;
-    // Held to the end: the claims figure is written after the grid's outputs.
-    let _lock = wafer_lab::store::Store::new(out).claim(&plan.trace_files())?;
+/// Run `study` (its `quick` form if asked) into `out`: the lab's study runner
+/// ([`presets::reproduce`]) with this front end's progress bar, Ctrl-C and summary
+/// lines; it prints the setup table, then each claim's comparison and verdict.
+pub fn reproduce(study: Preset, out: &Path, jobs: usize, quick: bool) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout();
-    let setup = preset.setup_table(&plan);
-    // A group whose traces are not here is left out, saying how to fetch them.
-    let skipped: Vec<String> = preset.skipped().iter().map(|s| s.line()).collect();
-    writeln!(stdout, "{}: {}", preset.name, preset.paper)?;
-    writeln!(stdout, "note: {NOTE}")?;
-    for l in preset.setup_lines(&plan).iter().chain(&skipped) {
-        writeln!(stdout, "{l}")?;
-    }
-    // Where each claim holds runs first, each study an experiment of its own in its
-    // own folder through the same runner, so that the preset's report shows them.
-    let mut sensitivity = Vec::new();
-    for (s, plan) in preset.sensitivity_plans(quick)? {
-        let dir = out.join("sensitivity").join(s.slug);
-        writeln!(stdout, "sensitivity: {} ({})", s.axis, dir.display())?;
-        let preface = move |results: &[wafer_lab::CellResult]| Preface {
-            lines: preset.sensitivity_lines(&s, results),
-            after: vec![preset.sensitivity_chart(&s, results)],
-            ..Preface::default()
-        };
-        let done = run_plan(plan, &dir, jobs, Box::new(preface))?;
-        let results = done.outcome.results;
-        let lines = preset.sensitivity_lines(&s, &results);
-        let chart = preset.sensitivity_chart(&s, &results);
-        let fig = wafer_lab::figure_file::write_figure(&dir, "where-it-holds", &chart)?;
-        sensitivity.push((lines, chart, fig));
-        writeln!(stdout)?;
-    }
-    let extra = sensitivity.clone();
-    // The report opens with the verdict table and the claims figure; the setup is a
-    // table, and the comparison as printed is kept whole below them.
-    let preface = move |results: &[wafer_lab::CellResult]| {
-        let mut p = preset.preface(&setup, results);
-        p.lines.extend(skipped.iter().cloned());
-        for (sens, chart, _) in &extra {
-            p.printed.extend(sens.iter().cloned());
-            p.after.push(chart.clone());
-        }
-        p
-    };
-    let done = run_plan(plan, out, jobs, Box::new(preface))?;
-    let results = &done.outcome.results;
-    let cmp = preset.compare(results);
-    writeln!(stdout)?;
-    for l in cmp {
-        writeln!(stdout, "{l}")?;
-    }
-    let chart = preset.claims_chart(results);
-    let fig = wafer_lab::figure_file::write_figure(&out.join("figures"), "claims", &chart)?;
-    writeln!(stdout, "claims at a glance: {}", fig.display())?;
-    for (lines, _, fig) in sensitivity {
-        writeln!(stdout)?;
-        for l in lines {
-            writeln!(stdout, "{l}")?;
-        }
-        writeln!(stdout, "figure: {}", fig.display())?;
-    }
+    let mut run = |plan, dir: &Path, preface| run_plan(plan, dir, jobs, preface);
+    presets::reproduce(&Arc::new(study), out, quick, &mut stdout, &mut run)?;
     Ok(())
 }
 
@@ -172,18 +119,38 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
 /// Run `wafer reproduce`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     if args.paper == "apu" {
+        if args.export.is_some() {
+            return Err(UsageError("--export: apu is not a study file yet".into()).into());
+        }
         let out = args
             .out
             .clone()
             .unwrap_or_else(|| Path::new("wafer-out").join("apu"));
         return apu(&args, &out);
     }
-    let preset = presets::find(&args.paper).map_err(|e| {
-        let known = presets::PRESETS.iter().map(|p| p.name).chain(["apu"]);
-        unknown(e, &args.paper, known)
-    })?;
+    // A study file, or a built-in study by name.
+    let file = Path::new(&args.paper);
+    let study = if args.paper.ends_with(".toml") || file.is_file() {
+        Preset::load(file).map_err(super::config)?
+    } else {
+        presets::find(&args.paper).map_err(|e| {
+            let known = presets::paper_names().into_iter().chain(["apu"]);
+            unknown(e, &args.paper, known)
+        })?
+    };
+    if let Some(to) = &args.export {
+        wafer_lab::store::write_atomic(to, study.export(args.quick).as_bytes())?;
+        println!(
+            "wrote {} ({}{}); run it with `wafer run {}`",
+            to.display(),
+            study.name,
+            if args.quick { ", quick form" } else { "" },
+            to.display()
+        );
+        return Ok(());
+    }
     let out = args
         .out
-        .unwrap_or_else(|| Path::new("wafer-out").join(preset.name));
-    reproduce(preset, &out, args.jobs, args.quick)
+        .unwrap_or_else(|| Path::new("wafer-out").join(&study.name));
+    reproduce(study, &out, args.jobs, args.quick)
 }

@@ -12,6 +12,7 @@ use indicatif::ProgressBar;
 use std::sync::Arc;
 
 use wafer_lab::grid::PrefaceFn;
+use wafer_lab::presets::Preset;
 use wafer_lab::store::Store;
 use wafer_lab::{execute, Experiment, GridStudy, Observer, Plan, RunOptions};
 
@@ -153,11 +154,7 @@ pub fn failed(failed: &[wafer_lab::study::Failure], total: usize) -> anyhow::Res
 
 /// Run `wafer run`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    // A refused experiment file is a usage error (exit 2), as refused arguments are.
-    let config = |e| match e {
-        wafer_lab::LabError::Config { .. } => super::usage(e),
-        e => e.into(),
-    };
+    let config = super::config;
     let exp = Experiment::read(&args.experiment).map_err(config)?;
     let out = args.out.unwrap_or_else(|| {
         let stem = args
@@ -168,6 +165,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     if let Some(address) = &args.dask {
         return run_dask(&args.experiment, &out, address);
+    }
+    // A file with claims runs as a paper study does: setup, sensitivity studies,
+    // verdicts.
+    if exp.is_study() {
+        let base = args.experiment.parent().unwrap_or(Path::new("."));
+        let study =
+            Preset::of(exp, &args.experiment.display().to_string(), base).map_err(config)?;
+        return super::reproduce::reproduce(study, &out, args.jobs, false);
     }
     // The output folder is taken before any trace is read: a folder in use, or an
     // output over an input, is refused at once.

@@ -1,0 +1,117 @@
+//! What a study file declares beyond its grid: the paper it reproduces and that
+//! paper's setup (`[paper]`), its stand-in traces in groups judged apart
+//! (`[[groups]]`) and the sensitivity studies of its claims (`[[sensitivity]]`).
+//! The claims themselves are [`crate::claims::Claim`]s (`[[claims]]`). The five paper
+//! studies are files of this schema under `studies/` of the repository
+//! (`docs/experiments.md`, "Studies").
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::experiment::TraceDef;
+
+/// The paper's own setup, as its text states it (`[paper]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperSetup {
+    /// The paper, cited in full.
+    pub reference: String,
+    /// Workload and the level it was traced at.
+    pub workload: String,
+    /// Cache sizes.
+    pub sizes: String,
+    /// Devices and FTLs.
+    pub device: String,
+    /// Aging or preconditioning.
+    pub aging: String,
+    /// What was measured.
+    pub metric: String,
+    /// The page-cache rule on a write miss as the paper states it (`not stated` when
+    /// it does not).
+    #[serde(default = "not_stated")]
+    pub write_miss: String,
+}
+
+fn not_stated() -> String {
+    "not stated".into()
+}
+
+/// Stand-in traces judged together (`[[groups]]`): every claim gets one verdict per
+/// group.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceGroup {
+    /// Short name in verdict lines and figure labels.
+    pub name: String,
+    /// Trace files: a path relative to the study file's folder, a public trace by its
+    /// path in a trace folder (`wafer traces list`), or one of wafer's bundled
+    /// captures under `traces/` of the repository. A group runs only when all of its
+    /// traces are found; otherwise it is left out with a line saying how to fetch them.
+    pub traces: Vec<String>,
+    /// The group's cache sizes (a share of each trace's footprint suits captures
+    /// whose footprints are small).
+    pub sizes: Vec<String>,
+    /// What the group's workloads differ in from the paper's.
+    #[serde(default = "not_stated")]
+    pub differences: String,
+}
+
+impl TraceGroup {
+    /// The labels its traces carry in results.
+    pub fn labels(&self) -> Vec<String> {
+        self.traces
+            .iter()
+            .map(|t| TraceDef::file(PathBuf::from(t)).label())
+            .collect()
+    }
+}
+
+/// What a sensitivity point replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Vary {
+    /// The claim's device (a device spec such as `microsd-16g:rw_log_blocks=1`).
+    Device,
+    /// The claim's proposed policy (a policy label such as `craw:c=4`).
+    Policy,
+}
+
+/// A sensitivity study of one claim (`[[sensitivity]]`): its policies on the study's
+/// traces and cache sizes, aged and flushed as the study, with one condition varied:
+/// the device or the proposed policy's parameter. It runs as an experiment of its own
+/// through the same runner, in `<out>/sensitivity/<slug>/`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sensitivity {
+    /// Its folder under `<out>/sensitivity/`.
+    pub slug: String,
+    /// The claim, numbered from 1 in the file's order.
+    pub claim: usize,
+    /// What varies, in words.
+    pub axis: String,
+    /// Whether a point is a device or a policy.
+    pub vary: Vary,
+    /// `[value, device spec or policy label]` in the axis' order.
+    pub points: Vec<(String, String)>,
+    /// The value the study itself runs.
+    pub study_point: String,
+    /// The value of the paper's own setup, if the paper gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper_point: Option<String>,
+}
+
+impl Sensitivity {
+    /// The marks of point `value`: the study's and the paper's operating points.
+    pub fn mark(&self, value: &str) -> &'static str {
+        match (
+            value == self.study_point,
+            self.paper_point.as_deref() == Some(value),
+        ) {
+            (true, true) => " (preset, paper)",
+            (true, false) => " (preset)",
+            (false, true) => " (paper)",
+            (false, false) => "",
+        }
+    }
+}
