@@ -170,23 +170,25 @@ fn run(
 /// comparison goes to the returned JSON (`printed`) with the rows (`rows`, as
 /// `wafer sim --json` prints them) and the verdict table (`verdicts`).
 #[pyfunction]
-#[pyo3(signature = (study, out, quick=false, jobs=0))]
+#[pyo3(signature = (study, out, quick=false, jobs=0, replicates=None))]
 pub fn reproduce(
     py: Python<'_>,
     study: String,
     out: PathBuf,
     quick: bool,
     jobs: usize,
+    replicates: Option<u32>,
 ) -> PyResult<String> {
     crate::malloc::reuse_freed_memory();
     py.allow_threads(|| {
         let file = Path::new(&study);
         // An unknown name is a bad argument.
-        let preset = if study.ends_with(".toml") || file.is_file() {
+        let mut preset = if study.ends_with(".toml") || file.is_file() {
             Preset::load(file).map_err(lab_err)?
         } else {
             presets::find(&study).map_err(|e| value_err(e.to_string()))?
         };
+        preset.replicates = replicates;
         let mut printed = Vec::new();
         let mut run = |plan: wafer_lab::Plan, dir: &Path, preface| {
             let jobs = if jobs == 0 { plan.exp.workers } else { jobs };

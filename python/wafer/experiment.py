@@ -54,13 +54,16 @@ def reproduce(
     quick: bool = False,
     out: str | PathLike[str] | None = None,
     jobs: int = 0,
+    replicates: int | None = None,
 ) -> dict[str, Any]:
     """Run a study with claims, as ``wafer reproduce`` does, and return what it found.
 
     ``study`` is a paper study's name (``"ts-clock"``, ``"bua"``, ``"craw"``,
     ``"sorted-clock"``, ``"demo"``) or a study file: an experiment file with
     ``[[claims]]`` (see ``docs/experiments.md``). ``quick`` runs its quick form (the
-    first trace of each group at its smallest and largest cache size). Results go to
+    first trace of each group at its smallest and largest cache size); ``replicates``
+    sets how many independent agings every device cell runs (default: the file's,
+    at most 3 in the quick form). Results go to
     ``out`` (default ``wafer-out/<name>``), where a rerun reuses every stored cell.
 
     Returns a dict: ``out``; ``rows``, one per cell of the main grid (the columns
@@ -73,7 +76,11 @@ def reproduce(
     if out is None:
         out = str(Path("wafer-out") / (Path(name).stem if name.endswith(".toml") else name))
     summary = _wafer.reproduce(
-        name, os.fspath(out), quick=bool(quick), jobs=_args.integer("jobs", jobs)
+        name,
+        os.fspath(out),
+        quick=bool(quick),
+        jobs=_args.integer("jobs", jobs),
+        replicates=_args.optional_integer("replicates", replicates),
     )
     return json.loads(summary)
 

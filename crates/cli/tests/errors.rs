@@ -30,7 +30,11 @@ fn csv_trace(path: &Path, n: u64, bad: Option<u64>) {
 fn fails(args: &[&str], code: i32, want: &[&str]) -> String {
     // In a folder of its own: a run's default output folder is under the current one.
     let here = tempfile::tempdir().unwrap();
-    let out = wafer().current_dir(here.path()).args(args).output().unwrap();
+    let out = wafer()
+        .current_dir(here.path())
+        .args(args)
+        .output()
+        .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(code), "{args:?}: {err}");
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");

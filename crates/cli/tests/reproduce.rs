@@ -48,9 +48,18 @@ fn quick(paper: &str) -> Option<(String, String, String)> {
     wafer_testdata::trace("mobile-pixel6a/telegram_exec.csv.gz")?;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let stdout = wafer(&["reproduce", paper, "--quick", "-j", "2", "-o"], &out);
+    // One replicate: the quick form's three age every device three times, which the
+    // rule's own tests cover (crates/lab/src/claims.rs).
+    let r = ["--replicates", "1"];
+    let stdout = wafer(
+        &["reproduce", paper, "--quick", r[0], r[1], "-j", "2", "-o"],
+        &out,
+    );
     let file = dir.path().join(format!("{paper}.toml"));
-    wafer(&["reproduce", paper, "--quick", "--export"], &file);
+    wafer(
+        &["reproduce", paper, "--quick", r[0], r[1], "--export"],
+        &file,
+    );
     let file = file.to_str().unwrap();
     let again = wafer(&["run", file, "-j", "2", "-o"], &out);
     assert_eq!(verdict_lines(&again), verdict_lines(&stdout), "{paper}");
@@ -110,9 +119,15 @@ fn check(paper: &str) {
     );
     for v in &verdicts {
         assert!(
-            ["supported (", "contradicted (", "inconclusive ("]
-                .iter()
-                .any(|k| v.starts_with(k)),
+            [
+                "supported (",
+                "contradicted (",
+                "inconclusive (",
+                "no difference (",
+                "not measurable (",
+            ]
+            .iter()
+            .any(|k| v.starts_with(k)),
             "{paper}: verdict without a rule's name and reason: {v}"
         );
     }
@@ -287,7 +302,16 @@ fn clone_alone(paper: &str) {
         .env("WAFER_TRACES", empty.path())
         .env("XDG_DATA_HOME", empty.path().join("data"))
         .env("WAFER_NO_SHARED", "1")
-        .args(["reproduce", paper, "--quick", "-j", "2", "-o"])
+        .args([
+            "reproduce",
+            paper,
+            "--quick",
+            "--replicates",
+            "1",
+            "-j",
+            "2",
+            "-o",
+        ])
         .arg(out_dir.path())
         .output()
         .unwrap();

@@ -647,6 +647,14 @@ fn mean_of(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
+/// Whether the cells `f` selects ran the device saturated
+/// ([`crate::claims::rule::SATURATED`]).
+fn saturated(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> bool {
+    rs.iter()
+        .filter(|r| f(r))
+        .any(|r| r.utilisation >= crate::claims::rule::SATURATED)
+}
+
 /// One of paper 004's claims as the shared verdict rule reads it (`claims.rs`): the
 /// loads (arrival gaps) stand where a grid preset has traces.
 fn claim(
@@ -670,16 +678,26 @@ fn claim(
     }
 }
 
-/// The verdict line of `c` on per-load figures (`(load, figure)`).
-fn verdict(c: &Claim, per_load: Vec<(String, Option<f64>)>) -> String {
+/// The verdict line of `c` on per-load figures (`(load, figure, the baseline's
+/// device saturated)`).
+fn verdict(c: &Claim, per_load: Vec<(String, Option<f64>, bool)>) -> String {
+    let saturated: Vec<String> = per_load
+        .iter()
+        .filter(|x| x.2)
+        .map(|x| x.0.clone())
+        .collect();
+    let per_load: Vec<(String, Option<f64>)> =
+        per_load.into_iter().map(|(l, v, _)| (l, v)).collect();
     let figures: Vec<f64> = per_load.iter().filter_map(|x| x.1).collect();
     let m = Measured {
-        value: (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64),
+        // Ratios aggregate by their geometric mean, as every claim's do.
+        value: c.aggregate(&figures),
+        range: None,
         effects: figures,
         per_trace: per_load.into_iter().map(|(l, v)| (l, v, 1)).collect(),
         not_comparable: Vec::new(),
     };
-    let (v, why) = c.judge(&m);
+    let (v, why) = c.judge_unsaturated(&m, &saturated);
     format!(
         "  verdict: {} ({why}; the loads stand where traces do)",
         v.name()
@@ -720,7 +738,10 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 f(nc)
             ));
             // "With any cache": the slowest cache is the one the claim must hold for.
-            constant.push((gap(g), nc.filter(|&n| n > 0.0).map(|n| 1.0 - hi / n)));
+            let sat = saturated(rs, |r| {
+                !r.cell.sweep && r.cell.gap_ms == g && r.cell.kind == k && r.cell.cache_mb == 0
+            });
+            constant.push((gap(g), nc.filter(|&n| n > 0.0).map(|n| 1.0 - hi / n), sat));
         }
     }
     out.push(verdict(
@@ -756,7 +777,14 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                     f(at("lfu")),
                     wb / lru
                 ));
-                per.push((gap(g), (lru > 0.0).then(|| wb / lru)));
+                let sat = saturated(rs, |r| {
+                    !r.cell.sweep
+                        && r.cell.gap_ms == g
+                        && r.cell.kind == k
+                        && r.cell.cache_mb == small
+                        && r.cell.apu == "off"
+                });
+                per.push((gap(g), (lru > 0.0).then(|| wb / lru), sat));
             }
         }
         out.push(verdict(
@@ -795,7 +823,15 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                     a / b
                 ));
                 if apu == "off" {
-                    thrash.push((gap(g), (b > 0.0).then(|| a / b)));
+                    let sat = saturated(rs, |r| {
+                        !r.cell.sweep
+                            && r.cell.gap_ms == g
+                            && r.cell.kind == "thrash"
+                            && r.cell.cache_mb > 0
+                            && r.cell.ways == 1
+                            && r.cell.apu == "off"
+                    });
+                    thrash.push((gap(g), (b > 0.0).then(|| a / b), sat));
                 }
             }
         }
@@ -822,7 +858,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
         // A longer threshold leaves fewer idle periods to flush in: the mean at the
         // longest threshold over the mean at the shortest (direction only).
         if let (Some(first), Some(last)) = (means.first(), means.last()) {
-            sweep.push((gap(g), (*first > 0.0).then(|| last / first)));
+            sweep.push((gap(g), (*first > 0.0).then(|| last / first), false));
         }
         let pts: Vec<String> = rs
             .iter()

@@ -142,15 +142,43 @@ fn no_differences() -> String {
     "none stated".into()
 }
 
-/// The three verdicts.
+/// The thresholds of the verdict rule, named once (`docs/experiments.md`,
+/// "Verdicts").
+pub mod rule {
+    /// A policy whose metric is within 0.5% of the baseline's (`|ln(A/B)|` below this)
+    /// is no different from it: such a cell is not counted favourable, and a figure
+    /// inside the band is "no difference", never a direction.
+    pub const DEAD_BAND: f64 = 0.005;
+    /// Erases of a FAST card that are full merges both policies make (the smaller of
+    /// the two counts) above this share of the baseline's erases: the comparison is
+    /// decided by what aging left on the card, which neither policy causes, so it is
+    /// "not measurable" (docs/findings.md, section 1).
+    pub const RESIDUE_SHARE: f64 = 0.5;
+    /// Share of compared cells that must go the paper's way for "supported": more
+    /// than half, so one favourable outlier cell never carries an "up to" claim.
+    pub const MOST_CELLS: f64 = 0.5;
+    /// A timed device busy this share of the time or more is saturated: its queue
+    /// grows without bound and its response time says how long the run was, not how
+    /// fast the device served; a comparison against it is "not measurable".
+    pub const SATURATED: f64 = 0.99;
+}
+
+/// The outcomes of the rule.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// The effect shows, in the paper's direction, at least half as large.
+    /// The effect shows, in the paper's direction, at least half as large, in most
+    /// cells and every replicate.
     Supported,
-    /// The effect goes the other way in every trace.
+    /// The effect goes the other way on every trace, in every replicate.
     Contradicted,
-    /// Neither.
+    /// Neither: the traces or the replicates disagree, or the effect is smaller.
     Inconclusive,
+    /// The effect is inside the dead band, or its range over the replicates spans
+    /// no effect.
+    NoDifference,
+    /// The comparison is decided by what the policies do not cause (the aging
+    /// residue), or has no denominator.
+    NotMeasurable,
 }
 
 impl Verdict {
@@ -160,23 +188,40 @@ impl Verdict {
             Verdict::Supported => "supported",
             Verdict::Contradicted => "contradicted",
             Verdict::Inconclusive => "inconclusive",
+            Verdict::NoDifference => "no difference",
+            Verdict::NotMeasurable => "not measurable",
         }
     }
 }
 
-/// What wafer measured for a claim on one metric.
+/// What wafer measured for a claim on one metric: one replicate's figures, or the
+/// medians over the replicates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Measured {
     /// Per trace: its label, its figure (None if no pair could be compared) and the
     /// number of pairs compared.
     pub per_trace: Vec<(String, Option<f64>, usize)>,
-    /// Mean of the per-trace figures.
+    /// The group's figure: the per-trace figures' geometric mean (as ratios of the
+    /// policy's metric to the baseline's); over replicates, their median.
     pub value: Option<f64>,
     /// Pairs with no effect (zero denominator), as `trace @ cache`.
     pub not_comparable: Vec<String>,
-    /// Every compared pair's effect, trace by trace: the cells behind the figures,
-    /// so a reader can see how many of them lean the paper's way.
+    /// Every compared pair's effect, trace by trace (every replicate's): the cells
+    /// behind the figures, so a reader can see how many of them lean the paper's way.
     pub effects: Vec<f64>,
+    /// Over replicates: the smallest and largest group figure.
+    pub range: Option<(f64, f64)>,
+}
+
+/// One replicate (one aging seed) of a claim's judgement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replicate {
+    /// The aging seed (None for cells without a device).
+    pub seed: Option<u64>,
+    /// Its figures.
+    pub measured: Measured,
+    /// Its verdict by the rule on its own.
+    pub verdict: Verdict,
 }
 
 /// A claim judged on one group of traces. The printed comparison
@@ -184,8 +229,10 @@ pub struct Measured {
 /// they cannot disagree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Judged {
-    /// wafer's figures on the claim's metric.
+    /// wafer's figures on the claim's metric: medians over the replicates.
     pub measured: Measured,
+    /// Each replicate's figures and verdict.
+    pub replicates: Vec<Replicate>,
     /// The verdict by the rule.
     pub verdict: Verdict,
     /// Why, in words.
@@ -196,20 +243,92 @@ pub struct Judged {
 }
 
 impl Judged {
-    /// Compared cells (trace x cache size pairs) and how many of them are favourable.
+    /// Compared cells (trace x cache size x replicate) and how many of them are
+    /// favourable.
     pub fn cells(&self, claim: &Claim) -> (usize, usize) {
         let e = &self.measured.effects;
         (e.iter().filter(|&&v| claim.favourable(v)).count(), e.len())
     }
 }
 
-impl Claim {
-    /// Whether effect `v` goes the paper's way.
-    pub fn favourable(&self, v: f64) -> bool {
-        match self.form {
-            Form::Reduction => v > 0.0,
-            Form::Ratio => v > 1.0,
+/// The geometric mean of `q` (ratios, each at least 0); 0 if any is 0.
+pub fn geometric_mean(q: &[f64]) -> Option<f64> {
+    if q.is_empty() {
+        return None;
+    }
+    if q.iter().any(|&x| x <= 0.0) {
+        return Some(0.0);
+    }
+    Some((q.iter().map(|x| x.ln()).sum::<f64>() / q.len() as f64).exp())
+}
+
+/// The median of `v` (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+/// The aging seed of cell `r` (None without aging).
+fn seed_of(r: &CellResult) -> Option<u64> {
+    r.params.aging.as_ref().map(|a| a.seed)
+}
+
+/// `results` by aging seed, in order of first appearance: one replicate each.
+fn split_by_seed(results: &[CellResult]) -> Vec<(Option<u64>, Vec<CellResult>)> {
+    let mut out: Vec<(Option<u64>, Vec<CellResult>)> = Vec::new();
+    for r in results {
+        let s = seed_of(r);
+        match out.iter_mut().find(|(x, _)| *x == s) {
+            Some((_, rs)) => rs.push(r.clone()),
+            None => out.push((s, vec![r.clone()])),
         }
+    }
+    if out.is_empty() {
+        out.push((None, Vec::new()));
+    }
+    out
+}
+
+impl Claim {
+    /// The policy's metric over the baseline's for effect `v`.
+    fn ratio_of(&self, v: f64) -> f64 {
+        match self.form {
+            Form::Reduction => 1.0 - v,
+            Form::Ratio if v > 0.0 => 1.0 / v,
+            Form::Ratio => f64::INFINITY,
+        }
+    }
+
+    /// The effect of `q`, the policy's metric over the baseline's.
+    fn effect_of(&self, q: f64) -> f64 {
+        match self.form {
+            Form::Reduction => 1.0 - q,
+            Form::Ratio if q > 0.0 => 1.0 / q,
+            Form::Ratio => f64::INFINITY,
+        }
+    }
+
+    /// The figures `v` (effects of this claim's form) aggregated as the rule does:
+    /// the geometric mean of their ratios of the policy's metric to the baseline's.
+    pub fn aggregate(&self, v: &[f64]) -> Option<f64> {
+        let q: Vec<f64> = v.iter().map(|&x| self.ratio_of(x)).collect();
+        geometric_mean(&q).map(|q| self.effect_of(q))
+    }
+
+    /// Whether effect `v` goes the paper's way, beyond the dead band.
+    pub fn favourable(&self, v: f64) -> bool {
+        self.ratio_of(v).ln() < -rule::DEAD_BAND
+    }
+
+    /// Whether effect `v` goes against the paper's way, beyond the dead band.
+    pub fn unfavourable(&self, v: f64) -> bool {
+        self.ratio_of(v).ln() > rule::DEAD_BAND
     }
 
     /// The smallest figure the rule calls "at least half the paper's" (for a claim
@@ -229,90 +348,231 @@ impl Claim {
             .map_or("a direction, no figure".into(), |p| self.show(p))
     }
 
-    /// wafer's figures for this claim's pairs on `metric`.
-    pub fn measure(&self, metric: Metric, results: &[CellResult]) -> Measured {
+    /// The cells of `results` that pair with this claim's policy and baseline, with
+    /// each pair's metric values `(policy, baseline)` and `trace @ cache` (same
+    /// trace, cache size, device and aging seed).
+    fn pairs<'a>(
+        &self,
+        metric: Metric,
+        results: &'a [CellResult],
+    ) -> Vec<(&'a CellResult, &'a CellResult, f64, f64)> {
+        let mut out = Vec::new();
+        for a in results
+            .iter()
+            .filter(|r| r.params.policy == self.policy && r.params.device == self.device)
+        {
+            let b = results.iter().find(|b| {
+                b.params.policy == self.baseline
+                    && b.params.device == self.device
+                    && b.params.cache == a.params.cache
+                    && b.params.trace == a.params.trace
+                    && seed_of(b) == seed_of(a)
+            });
+            if let (Some(b), Some(x)) = (b, metric.of(a)) {
+                if let Some(y) = metric.of(b) {
+                    out.push((a, b, x, y));
+                }
+            }
+        }
+        out
+    }
+
+    /// wafer's figures for this claim on `metric` over the cells of one replicate:
+    /// per trace, the effects over cache sizes reduced as the paper words the claim
+    /// (the largest for "up to", else the geometric mean of the ratios); the group's
+    /// figure is the per-trace figures' geometric mean.
+    fn measure_one(&self, metric: Metric, results: &[CellResult]) -> Measured {
         let mut traces: Vec<String> = Vec::new();
         for r in results {
             if !traces.contains(&r.params.trace) {
                 traces.push(r.params.trace.clone());
             }
         }
+        let pairs = self.pairs(metric, results);
         let mut per_trace = Vec::new();
         let mut not_comparable = Vec::new();
         let mut all = Vec::new();
+        let mut trace_q = Vec::new();
         for t in traces {
-            let mut effects = Vec::new();
-            for a in results.iter().filter(|r| {
-                r.params.trace == t
-                    && r.params.policy == self.policy
-                    && r.params.device == self.device
-            }) {
-                let b = results.iter().find(|b| {
-                    b.params.policy == self.baseline
-                        && b.params.device == self.device
-                        && b.params.cache == a.params.cache
-                        && b.params.trace == t
-                });
-                let (Some(x), Some(y)) = (metric.of(a), b.and_then(|b| metric.of(b))) else {
-                    continue;
+            let mut q = Vec::new();
+            for (a, _, x, y) in pairs.iter().filter(|p| p.0.params.trace == t) {
+                let ok = match self.form {
+                    Form::Reduction => *y > 0.0,
+                    Form::Ratio => *x > 0.0 && *y > 0.0,
                 };
-                let effect = match self.form {
-                    Form::Reduction if y > 0.0 => Some(1.0 - x / y),
-                    Form::Ratio if x > 0.0 => Some(y / x),
-                    _ => None,
-                };
-                match effect {
-                    Some(e) => effects.push(e),
-                    None => not_comparable.push(format!("{t} @ {}", a.params.cache)),
+                if ok {
+                    q.push(x / y);
+                } else {
+                    not_comparable.push(format!("{t} @ {}", a.params.cache));
                 }
             }
-            let figure = match (effects.is_empty(), self.over) {
+            let figure = match (q.is_empty(), self.over) {
                 (true, _) => None,
-                (false, Over::UpTo) => effects.iter().copied().reduce(f64::max),
-                (false, Over::Mean) => Some(effects.iter().sum::<f64>() / effects.len() as f64),
+                (false, Over::UpTo) => q.iter().copied().reduce(f64::min),
+                (false, Over::Mean) => geometric_mean(&q),
             };
-            per_trace.push((t, figure, effects.len()));
-            all.extend(effects);
+            if let Some(f) = figure {
+                trace_q.push(f);
+            }
+            all.extend(q.iter().map(|&x| self.effect_of(x)));
+            per_trace.push((t, figure.map(|f| self.effect_of(f)), q.len()));
         }
-        let figures: Vec<f64> = per_trace.iter().filter_map(|t| t.1).collect();
-        let value =
-            (!figures.is_empty()).then(|| figures.iter().sum::<f64>() / figures.len() as f64);
         Measured {
             per_trace,
-            value,
+            value: geometric_mean(&trace_q).map(|q| self.effect_of(q)),
             not_comparable,
             effects: all,
+            range: None,
         }
     }
 
-    /// The verdict on `m` (this claim's own metric), and why.
+    /// wafer's figures for this claim's pairs on `metric`: each replicate (aging
+    /// seed) measured on its own, then per trace and for the group the median over
+    /// the replicates, with the group figure's range.
+    pub fn measure(&self, metric: Metric, results: &[CellResult]) -> Measured {
+        let reps: Vec<Measured> = split_by_seed(results)
+            .into_iter()
+            .map(|(_, rs)| self.measure_one(metric, &rs))
+            .collect();
+        self.combine(&reps)
+    }
+
+    /// The medians of replicates `reps`.
+    fn combine(&self, reps: &[Measured]) -> Measured {
+        if reps.len() == 1 {
+            return reps[0].clone();
+        }
+        let mut per_trace: Vec<(String, Option<f64>, usize)> = Vec::new();
+        for m in reps {
+            for (t, _, _) in &m.per_trace {
+                if !per_trace.iter().any(|(x, _, _)| x == t) {
+                    per_trace.push((t.clone(), None, 0));
+                }
+            }
+        }
+        for (t, fig, n) in per_trace.iter_mut() {
+            let figs: Vec<f64> = reps
+                .iter()
+                .flat_map(|m| m.per_trace.iter().filter(|x| &x.0 == t))
+                .filter_map(|x| x.1)
+                .collect();
+            *n = reps
+                .iter()
+                .flat_map(|m| m.per_trace.iter().filter(|x| &x.0 == t))
+                .map(|x| x.2)
+                .sum();
+            *fig = median(&figs);
+        }
+        let values: Vec<f64> = reps.iter().filter_map(|m| m.value).collect();
+        let mut not_comparable: Vec<String> =
+            reps.iter().flat_map(|m| m.not_comparable.clone()).collect();
+        not_comparable.dedup();
+        Measured {
+            per_trace,
+            value: median(&values),
+            not_comparable,
+            effects: reps.iter().flat_map(|m| m.effects.clone()).collect(),
+            range: values
+                .iter()
+                .copied()
+                .reduce(f64::min)
+                .zip(values.iter().copied().reduce(f64::max)),
+        }
+    }
+
+    /// The share of the baseline's erases that are FAST full merges both policies
+    /// make (the smaller count of each pair), over every pair of cells; None when
+    /// the pairs erase nothing or have no FAST card.
+    pub fn residue_share(&self, results: &[CellResult]) -> Option<f64> {
+        let (mut common, mut erases) = (0u64, 0u64);
+        for (a, b, _, _) in self.pairs(Metric::Erases, results) {
+            let (Some(fa), Some(fb)) = (&a.ftl, &b.ftl) else {
+                continue;
+            };
+            common += fa.full_merges.min(fb.full_merges);
+            erases += fb.erases;
+        }
+        (erases > 0 && common > 0).then(|| common as f64 / erases as f64)
+    }
+
+    /// The verdict where the baseline ran on a saturated device (utilisation at least
+    /// [`rule::SATURATED`]) at `saturated`, the loads or traces so marked: figures
+    /// there are left out; with none left, "not measurable".
+    pub fn judge_unsaturated(&self, m: &Measured, saturated: &[String]) -> (Verdict, String) {
+        if saturated.is_empty() {
+            return self.judge(m);
+        }
+        let mut kept = m.clone();
+        kept.per_trace.retain(|(t, _, _)| !saturated.contains(t));
+        let figures: Vec<f64> = kept.per_trace.iter().filter_map(|t| t.1).collect();
+        let note = format!(
+            "the baseline's device is saturated (utilisation at least {:.0}%) at {}",
+            rule::SATURATED * 100.0,
+            saturated.join(", ")
+        );
+        if figures.is_empty() {
+            return (Verdict::NotMeasurable, note);
+        }
+        kept.value = self.aggregate(&figures);
+        let (v, why) = self.judge(&kept);
+        (v, format!("{why}; left out: {note}"))
+    }
+
+    /// The verdict on `m`, one replicate's figures (or their medians), and why.
     pub fn judge(&self, m: &Measured) -> (Verdict, String) {
         let figures: Vec<f64> = m.per_trace.iter().filter_map(|t| t.1).collect();
         let Some(value) = m.value else {
+            if !m.not_comparable.is_empty() {
+                return (
+                    Verdict::NotMeasurable,
+                    format!(
+                        "a zero denominator: the {} of every pair is 0 ({})",
+                        self.metric.name(),
+                        m.not_comparable.join(", ")
+                    ),
+                );
+            }
             return (
                 Verdict::Inconclusive,
                 format!(
-                    "nothing to compare ({} or {} not run on {}, or every baseline value is 0)",
+                    "nothing to compare ({} or {} not run on {})",
                     self.policy, self.baseline, self.device
                 ),
             );
         };
         let favourable = figures.iter().filter(|&&v| self.favourable(v)).count();
+        let against = figures.iter().filter(|&&v| self.unfavourable(v)).count();
+        let k = m.effects.iter().filter(|&&v| self.favourable(v)).count();
+        let n = m.effects.len();
+        let most = k as f64 > rule::MOST_CELLS * n as f64;
         let half = self.half_of_paper();
-        if favourable == figures.len() && (value >= half || self.paper.is_none()) {
+        if favourable == 0 && against == 0 {
+            (
+                Verdict::NoDifference,
+                format!(
+                    "{} on every trace is within the {:.1}% dead band",
+                    self.show(value),
+                    rule::DEAD_BAND * 100.0
+                ),
+            )
+        } else if favourable == figures.len()
+            && (value >= half || self.paper.is_none())
+            && self.favourable(value)
+            && most
+        {
             (
                 Verdict::Supported,
                 format!(
-                    "favourable on every trace, {} against the paper's {}",
+                    "favourable on every trace and in {k} of {n} cells, {} against the paper's {}",
                     self.show(value),
                     self.paper_figure()
                 ),
             )
-        } else if favourable == 0 {
+        } else if favourable == 0 && (k as f64) < rule::MOST_CELLS * n as f64 {
             (
                 Verdict::Contradicted,
                 format!(
-                    "{} does not beat {} on any trace ({})",
+                    "{} does not beat {} on any trace ({}; {k} of {n} cells favourable)",
                     self.policy,
                     self.baseline,
                     self.show(value)
@@ -322,8 +582,15 @@ impl Claim {
             (
                 Verdict::Inconclusive,
                 format!(
-                    "the traces disagree: favourable on {favourable} of {}",
+                    "the traces or cells disagree: favourable on {favourable} of {} traces, in {k} of {n} cells",
                     figures.len()
+                ),
+            )
+        } else if !most {
+            (
+                Verdict::Inconclusive,
+                format!(
+                    "favourable on every trace but in only {k} of {n} cells: the figure rests on few cells"
                 ),
             )
         } else {
@@ -361,11 +628,30 @@ impl Claim {
         ]
     }
 
-    /// The judgement on one group of traces (`results` holds its cells only): the
-    /// claim's metric, the view printed beside it and the verdict.
+    /// The judgement on one group of traces (`results` holds its cells only): each
+    /// replicate judged on its own, the claim's metric as medians over them, the view
+    /// printed beside it and the verdict by the rule (docs/experiments.md,
+    /// "Verdicts").
     pub fn judge_group(&self, results: &[CellResult]) -> Judged {
-        let measured = self.measure(self.metric, results);
-        let (verdict, why) = self.judge(&measured);
+        let replicates: Vec<Replicate> = split_by_seed(results)
+            .into_iter()
+            .map(|(seed, rs)| {
+                let measured = self.measure_one(self.metric, &rs);
+                let verdict = self.judge(&measured).0;
+                Replicate {
+                    seed,
+                    measured,
+                    verdict,
+                }
+            })
+            .collect();
+        let measured = self.combine(
+            &replicates
+                .iter()
+                .map(|r| r.measured.clone())
+                .collect::<Vec<_>>(),
+        );
+        let (verdict, why) = self.judge_replicates(&measured, &replicates, results);
         let beside = match self.metric {
             Metric::Erases => Some((
                 "without the end flush",
@@ -379,50 +665,170 @@ impl Claim {
         };
         Judged {
             measured,
+            replicates,
             verdict,
             why,
             beside,
         }
     }
 
+    /// The verdict over replicates: not measurable where the aging residue decides;
+    /// no difference where the replicates' range reaches the dead band; else the
+    /// replicates' common verdict, and "inconclusive (split)" where they differ.
+    fn judge_replicates(
+        &self,
+        m: &Measured,
+        replicates: &[Replicate],
+        results: &[CellResult],
+    ) -> (Verdict, String) {
+        if matches!(self.metric, Metric::Erases | Metric::ErasesBeforeFlush) {
+            if let Some(share) = self.residue_share(results) {
+                if share > rule::RESIDUE_SHARE {
+                    return (
+                        Verdict::NotMeasurable,
+                        format!(
+                            "aging residue: {:.0}% of {}'s erases are full merges {} makes as well (above {:.0}%)",
+                            share * 100.0,
+                            self.baseline,
+                            self.policy,
+                            rule::RESIDUE_SHARE * 100.0
+                        ),
+                    );
+                }
+            }
+        }
+        let (verdict, why) = self.judge(m);
+        if replicates.len() < 2 || m.value.is_none() {
+            return (verdict, why);
+        }
+        let seeds = |v: Verdict| -> Vec<String> {
+            replicates
+                .iter()
+                .filter(|r| r.verdict == v)
+                .map(|r| r.seed.map_or("-".into(), |s| s.to_string()))
+                .collect()
+        };
+        if let Some((lo, hi)) = m.range {
+            // The range in ratios: does it reach the dead band (or cross it)?
+            let (a, b) = (self.ratio_of(lo).ln(), self.ratio_of(hi).ln());
+            let (qlo, qhi) = (a.min(b), a.max(b));
+            if qlo <= rule::DEAD_BAND && qhi >= -rule::DEAD_BAND {
+                return (
+                    Verdict::NoDifference,
+                    format!(
+                        "the {} replicates' range {}..{} reaches no effect",
+                        replicates.len(),
+                        self.show(lo),
+                        self.show(hi)
+                    ),
+                );
+            }
+        }
+        let first = replicates[0].verdict;
+        if replicates.iter().all(|r| r.verdict == first) {
+            if first == verdict {
+                return (
+                    verdict,
+                    format!("{why}; all {} replicates", replicates.len()),
+                );
+            }
+            return (
+                first,
+                format!(
+                    "all {} replicates {}; the median {}",
+                    replicates.len(),
+                    first.name(),
+                    self.show(m.value.unwrap_or(f64::NAN))
+                ),
+            );
+        }
+        let mut parts = Vec::new();
+        for v in [
+            Verdict::Supported,
+            Verdict::Inconclusive,
+            Verdict::Contradicted,
+            Verdict::NoDifference,
+            Verdict::NotMeasurable,
+        ] {
+            let s = seeds(v);
+            if !s.is_empty() {
+                parts.push(format!("{} with aging seed {}", v.name(), s.join(", ")));
+            }
+        }
+        (
+            Verdict::Inconclusive,
+            format!("split over the replicates: {}", parts.join("; ")),
+        )
+    }
+
     /// The judgement on one group of traces as printed (`results` holds its cells
-    /// only): wafer's figures per trace, the end-flush view for erases, the sum of
-    /// flash latencies beside elapsed time, the differences that remain (the claim's
-    /// and the workload's) and the verdict.
+    /// only).
     pub fn judged(&self, results: &[CellResult], workload: &str) -> Vec<String> {
         self.lines(&self.judge_group(results), workload)
     }
 
-    /// The printed lines of judgement `j`.
+    /// The printed lines of judgement `j`: wafer's figures per trace (medians over
+    /// the replicates), the group's figure with its range, the cells favourable, each
+    /// replicate, the view beside, the differences that remain (the claim's and the
+    /// workload's) and the verdict.
     pub fn lines(&self, j: &Judged, workload: &str) -> Vec<String> {
         let m = &j.measured;
         let over = match self.over {
             Over::UpTo => "largest over cache sizes",
-            Over::Mean => "mean over cache sizes",
+            Over::Mean => "geometric mean over cache sizes",
         };
         let mut out = Vec::new();
         let traces = |m: &Measured| {
             m.per_trace
                 .iter()
                 .map(|(t, v, n)| match v {
-                    Some(v) => format!("{t} {} ({n} sizes)", self.show(*v)),
+                    Some(v) => format!("{t} {} ({n} cells)", self.show(*v)),
                     None => format!("{t} n/a"),
                 })
                 .collect::<Vec<_>>()
                 .join("; ")
         };
+        let value = |m: &Measured| {
+            let v = m.value.map_or("n/a".into(), |v| self.show(v));
+            match m.range {
+                Some((lo, hi)) => format!("{v} [{}..{}]", self.show(lo), self.show(hi)),
+                None => v,
+            }
+        };
+        let reps = j.replicates.len();
+        let (k, n) = j.cells(self);
         out.push(format!(
-            "  wafer: {} on {} ({over}): {}; mean over traces {}",
+            "  wafer: {} on {} ({over}{}): {}; geometric mean over traces {}; {k} of {n} cells favourable",
             self.metric.name(),
             self.device,
+            if reps > 1 {
+                format!(", median over {reps} replicates [range]")
+            } else {
+                String::new()
+            },
             traces(m),
-            m.value.map_or("n/a".into(), |v| self.show(v))
+            value(m)
         ));
+        if reps > 1 {
+            let each: Vec<String> = j
+                .replicates
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{}: {} {}",
+                        r.seed.map_or("-".into(), |s| s.to_string()),
+                        r.measured.value.map_or("n/a".into(), |v| self.show(v)),
+                        r.verdict.name()
+                    )
+                })
+                .collect();
+            out.push(format!("         by aging seed: {}", each.join("; ")));
+        }
         if let Some((name, raw)) = &j.beside {
             out.push(format!(
-                "         {name}: {}; mean {}",
+                "         {name}: {}; geometric mean {}",
                 traces(raw),
-                raw.value.map_or("n/a".into(), |v| self.show(v))
+                value(raw)
             ));
         }
         if !m.not_comparable.is_empty() {
@@ -493,6 +899,12 @@ fn plain_ratio(r: f64, form: Form) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::num::NonZeroU32;
+    use wafer_cache::CostModel;
+    use wafer_ftl::aging::Aging;
+
+    use crate::result::FtlSummary;
+    use crate::spec::{Access, PageSize, RunSpec, VERSION};
 
     fn claim(form: Form, paper: Option<f64>) -> Claim {
         Claim {
@@ -508,7 +920,7 @@ mod tests {
         }
     }
 
-    fn measured(figures: &[Option<f64>]) -> Measured {
+    fn measured(c: &Claim, figures: &[Option<f64>]) -> Measured {
         let per_trace: Vec<(String, Option<f64>, usize)> = figures
             .iter()
             .enumerate()
@@ -517,16 +929,17 @@ mod tests {
         let known: Vec<f64> = figures.iter().flatten().copied().collect();
         Measured {
             per_trace,
-            value: (!known.is_empty()).then(|| known.iter().sum::<f64>() / known.len() as f64),
+            value: c.aggregate(&known),
             not_comparable: Vec::new(),
             effects: known,
+            range: None,
         }
     }
 
     #[test]
     fn the_rule_reads_as_documented() {
         let c = claim(Form::Reduction, Some(0.30));
-        let v = |f: &[Option<f64>]| c.judge(&measured(f)).0;
+        let v = |f: &[Option<f64>]| c.judge(&measured(&c, f)).0;
         assert_eq!(v(&[Some(0.20), Some(0.16)]), Verdict::Supported);
         assert_eq!(v(&[Some(0.20), Some(0.05)]), Verdict::Inconclusive);
         assert_eq!(v(&[Some(0.40), Some(-0.01)]), Verdict::Inconclusive);
@@ -534,12 +947,176 @@ mod tests {
         assert_eq!(v(&[None]), Verdict::Inconclusive);
         // A ratio: 3.7 times less needs at least 2.35 times.
         let r = claim(Form::Ratio, Some(3.7));
-        assert_eq!(r.judge(&measured(&[Some(2.4)])).0, Verdict::Supported);
-        assert_eq!(r.judge(&measured(&[Some(1.5)])).0, Verdict::Inconclusive);
-        assert_eq!(r.judge(&measured(&[Some(0.9)])).0, Verdict::Contradicted);
-        // A claim of direction only: anything favourable on every trace.
+        assert_eq!(r.judge(&measured(&r, &[Some(2.4)])).0, Verdict::Supported);
+        assert_eq!(
+            r.judge(&measured(&r, &[Some(1.5)])).0,
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            r.judge(&measured(&r, &[Some(0.9)])).0,
+            Verdict::Contradicted
+        );
+        // A claim of direction only: anything favourable beyond the dead band.
         let d = claim(Form::Reduction, None);
-        assert_eq!(d.judge(&measured(&[Some(0.01)])).0, Verdict::Supported);
+        assert_eq!(d.judge(&measured(&d, &[Some(0.01)])).0, Verdict::Supported);
+    }
+
+    #[test]
+    fn ratios_aggregate_by_their_geometric_mean() {
+        let r = claim(Form::Ratio, Some(10.0));
+        // The arithmetic mean of 1.38x and 17.8x is 9.59x; the geometric, 4.96x.
+        let g = r.aggregate(&[1.38, 17.8]).unwrap();
+        assert!((g - (1.38f64 * 17.8).sqrt()).abs() < 1e-12);
+        assert_eq!(r.show(g), "4.96x");
+        assert_eq!(
+            r.judge(&measured(&r, &[Some(1.38), Some(17.8)])).0,
+            Verdict::Inconclusive
+        );
+        // Reductions aggregate as the ratios 1 - x: 50% and 0% are 29.3%, not 25%.
+        let c = claim(Form::Reduction, None);
+        let g = c.aggregate(&[0.5, 0.0]).unwrap();
+        assert!((g - (1.0 - 0.5f64.sqrt())).abs() < 1e-12);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+    }
+
+    #[test]
+    fn an_effect_inside_the_dead_band_is_no_difference() {
+        let r = claim(Form::Ratio, Some(3.7));
+        let m = measured(&r, &[Some(0.9997), Some(1.002)]);
+        assert_eq!(r.judge(&m).0, Verdict::NoDifference);
+        let (k, n) = Judged {
+            measured: m,
+            replicates: Vec::new(),
+            verdict: Verdict::NoDifference,
+            why: String::new(),
+            beside: None,
+        }
+        .cells(&r);
+        assert_eq!((k, n), (0, 2), "a 0.9997x cell is not favourable");
+    }
+
+    fn replicate(c: &Claim, seed: u64, figure: f64) -> Replicate {
+        let measured = measured(c, &[Some(figure)]);
+        Replicate {
+            seed: Some(seed),
+            verdict: c.judge(&measured).0,
+            measured,
+        }
+    }
+
+    #[test]
+    fn a_claim_that_flips_between_seeds_is_split_never_supported_or_contradicted() {
+        // The paper's 29%: 14.0% and 14.2% pass half of it, 13.2% does not.
+        let c = claim(Form::Reduction, Some(0.28));
+        let reps = [
+            replicate(&c, 7, 0.140),
+            replicate(&c, 8, 0.132),
+            replicate(&c, 9, 0.142),
+        ];
+        assert_eq!(
+            reps.iter().map(|r| r.verdict).collect::<Vec<_>>(),
+            [
+                Verdict::Supported,
+                Verdict::Inconclusive,
+                Verdict::Supported
+            ]
+        );
+        let all: Vec<Measured> = reps.iter().map(|r| r.measured.clone()).collect();
+        let m = c.combine(&all);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(close(m.value.unwrap(), 0.140));
+        let (lo, hi) = m.range.unwrap();
+        assert!(close(lo, 0.132) && close(hi, 0.142));
+        let (v, why) = c.judge_replicates(&m, &reps, &[]);
+        assert_eq!(v, Verdict::Inconclusive);
+        assert!(
+            why.contains("split")
+                && why.contains("supported with aging seed 7, 9")
+                && why.contains("inconclusive with aging seed 8"),
+            "{why}"
+        );
+        // Every replicate agreeing gives their verdict.
+        let reps = [replicate(&c, 7, 0.20), replicate(&c, 8, 0.22)];
+        let all: Vec<Measured> = reps.iter().map(|r| r.measured.clone()).collect();
+        let (v, why) = c.judge_replicates(&c.combine(&all), &reps, &[]);
+        assert_eq!(v, Verdict::Supported, "{why}");
+    }
+
+    #[test]
+    fn a_replicate_range_that_spans_no_effect_is_no_difference() {
+        let c = claim(Form::Reduction, None);
+        let reps = [replicate(&c, 1, 0.03), replicate(&c, 2, -0.02)];
+        let all: Vec<Measured> = reps.iter().map(|r| r.measured.clone()).collect();
+        let (v, why) = c.judge_replicates(&c.combine(&all), &reps, &[]);
+        assert_eq!(v, Verdict::NoDifference, "{why}");
+        assert!(why.contains("reaches no effect"), "{why}");
+    }
+
+    fn cell(policy: &str, erases: u64, full_merges: u64) -> CellResult {
+        CellResult {
+            id: policy.into(),
+            params: RunSpec {
+                trace: "t".into(),
+                trace_checksum: "00".into(),
+                format: None,
+                access: Access::Page,
+                policy: policy.into(),
+                cache: "1MiB".into(),
+                page_size: PageSize::new(4096).unwrap(),
+                pages_per_block: NonZeroU32::new(1024).unwrap(),
+                device: "d".into(),
+                device_spec: String::new(),
+                address_map: None,
+                aging: Some(Aging::default()),
+                warmup: 0,
+                write_miss_fetch: false,
+                flush_at_end: false,
+                cost: CostModel::default(),
+                series_every: 0,
+                version: VERSION.into(),
+            },
+            capacity_pages: 256,
+            footprint_pages: 1000,
+            elapsed_s: 0.0,
+            cache: Default::default(),
+            ftl: Some(FtlSummary {
+                kind: "fast".into(),
+                erases,
+                erases_before_flush: erases,
+                full_merges,
+                ..FtlSummary::default()
+            }),
+            write_pattern: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn erases_that_are_the_aging_residue_are_not_measurable() {
+        let c = claim(Form::Reduction, Some(0.29));
+        // 100 and 130 erases, 90 full merges in both: 90 of the baseline's 130 are
+        // merges neither policy causes.
+        let rs = [cell("a", 100, 90), cell("b", 130, 95)];
+        assert!((c.residue_share(&rs).unwrap() - 90.0 / 130.0).abs() < 1e-12);
+        let j = c.judge_group(&rs);
+        assert_eq!(j.verdict, Verdict::NotMeasurable, "{}", j.why);
+        assert!(j.why.contains("aging residue: 69%"), "{}", j.why);
+        // Few common merges: judged as usual (23% fewer erases: supported).
+        let rs = [cell("a", 100, 10), cell("b", 130, 95)];
+        assert_eq!(c.judge_group(&rs).verdict, Verdict::Supported);
+    }
+
+    #[test]
+    fn a_saturated_baseline_is_not_measurable() {
+        let r = claim(Form::Ratio, Some(10.0));
+        let m = measured(&r, &[Some(20.0), Some(3.0)]);
+        let (v, why) = r.judge_unsaturated(&m, &["t0".into(), "t1".into()]);
+        assert_eq!(v, Verdict::NotMeasurable);
+        assert!(why.contains("saturated"), "{why}");
+        // One load saturated: judged on the other.
+        let (v, why) = r.judge_unsaturated(&m, &["t0".into()]);
+        assert_eq!(v, Verdict::Inconclusive, "{why}");
+        assert!(why.contains("left out") && why.contains("t0"), "{why}");
     }
 
     #[test]

@@ -129,19 +129,21 @@ pub(crate) struct AgedDevices(Vec<OnceLock<Result<AnyFtl, String>>>);
 impl AgedDevices {
     /// None built yet.
     pub(crate) fn new(plan: &Plan) -> AgedDevices {
-        AgedDevices((0..plan.devices.len()).map(|_| OnceLock::new()).collect())
+        let n = plan.devices.len() * plan.seeds.len();
+        AgedDevices((0..n).map(|_| OnceLock::new()).collect())
     }
 
-    /// A fresh copy of device `di` of `plan`, aged as the plan says, with its page
-    /// read time (None for the cache-only column).
-    fn copy(&self, plan: &Plan, di: usize) -> Result<Option<(AnyFtl, u64)>, String> {
+    /// A fresh copy of device `di` of `plan`, aged as the plan says with the seed of
+    /// replicate `ri`, with its page read time (None for the cache-only column).
+    fn copy(&self, plan: &Plan, di: usize, ri: usize) -> Result<Option<(AnyFtl, u64)>, String> {
         let DeviceChoice::Device(_, d) = &plan.devices[di] else {
             return Ok(None);
         };
-        let aged = self.0[di].get_or_init(|| {
+        let aged = self.0[di * plan.seeds.len() + ri].get_or_init(|| {
             let mut f = d.build_ftl().map_err(|e| e.to_string())?;
-            if let Some(a) = &plan.aging {
-                wafer_ftl::aging::age(&mut f, a).map_err(|e| format!("aging: {e}"))?;
+            if let (Some(a), Some(seed)) = (&plan.aging, plan.seeds[ri]) {
+                let a = wafer_ftl::aging::Aging { seed, ..a.clone() };
+                wafer_ftl::aging::age(&mut f, &a).map_err(|e| format!("aging: {e}"))?;
             }
             Ok(f)
         });
@@ -207,7 +209,10 @@ pub(crate) fn compute(
         cost: e.cost,
         series_every: e.outputs.series_every,
     };
-    let dev = match devices.copy(plan, pos.device).map_err(fail)? {
+    let dev = match devices
+        .copy(plan, pos.device, pos.replicate)
+        .map_err(fail)?
+    {
         Some((ftl, read_ns)) => Some(
             TimedDevice::new(ftl, read_ns, plan.address_map).map_err(|e| fail(e.to_string()))?,
         ),

@@ -47,6 +47,8 @@ pub struct GridPos {
     pub size: usize,
     /// Index into [`Plan::devices`].
     pub device: usize,
+    /// Index into [`Plan::seeds`] (0 for a cell without aging).
+    pub replicate: usize,
 }
 
 /// A trace of the experiment: a file (`path`) or a synthetic generator (`gen`),
@@ -333,6 +335,11 @@ pub struct Experiment {
     /// Aging of each device before measuring (absent = fresh device).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aging: Option<AgingDef>,
+    /// Independent agings of every device cell (replicates): the aging seeds are
+    /// `aging.seed`, `aging.seed + 1`, ...; a claim is judged on each and printed as
+    /// the median with its range (`docs/experiments.md`, "Verdicts").
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub replicates: u32,
     /// Accesses of a warm-up prefix (counts, not measured).
     #[serde(default)]
     pub warmup: u64,
@@ -382,6 +389,15 @@ pub struct Experiment {
 fn page_size() -> String {
     "4KiB".into()
 }
+fn one() -> u32 {
+    1
+}
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// The most replicates a grid may ask for: each ages every device anew.
+pub const MAX_REPLICATES: u32 = 100;
 /// Studies place a trace's erase blocks on the device rather than fold them: a
 /// trace wider than the device would otherwise show overwrites it does not have.
 fn compact() -> String {
@@ -432,8 +448,10 @@ pub struct Plan {
     pub devices: Vec<DeviceChoice>,
     /// How addresses are placed on the devices, parsed.
     pub address_map: AddressMap,
-    /// Aging, parsed.
+    /// Aging, parsed (its seed the first replicate's).
     pub aging: Option<Aging>,
+    /// The aging seed of each replicate (one `None` without aging).
+    pub seeds: Vec<Option<u64>>,
     /// xxh3-64 of each trace file, or [`gen_checksum`] of a generator (hex), in
     /// `traces` order: part of every cell's identity, so an edited trace file or
     /// generator is computed afresh.
@@ -606,6 +624,7 @@ impl Experiment {
             devices: Vec::new(),
             address_map: compact(),
             aging: None,
+            replicates: 1,
             warmup: 0,
             write_miss_fetch: false,
             flush_at_end: false,
@@ -870,6 +889,12 @@ impl Experiment {
             pages_per_block,
             devices,
             address_map,
+            seeds: match &aging {
+                Some(a) => (0..u64::from(self.replicates))
+                    .map(|r| Some(a.seed.wrapping_add(r)))
+                    .collect(),
+                None => vec![None],
+            },
             aging,
             exp: self,
         })
@@ -1000,6 +1025,18 @@ impl Experiment {
                 })
             }
         };
+        if self.replicates == 0 || self.replicates > MAX_REPLICATES {
+            return Err(err(
+                "replicates".into(),
+                format!("{} is outside 1..={MAX_REPLICATES}", self.replicates),
+            ));
+        }
+        if self.replicates > 1 && aging.is_none() {
+            return Err(err(
+                "replicates".into(),
+                "replicates differ in their aging seed: they need [aging]".into(),
+            ));
+        }
         for (key, ns) in [
             ("cost.t_read_ns", self.cost.t_read_ns),
             ("cost.t_write_ns", self.cost.t_write_ns),
@@ -1051,45 +1088,55 @@ impl Plan {
                 for &si in &self.trace_sizes[ti] {
                     let s = &self.sizes[si].0;
                     for (di, d) in self.devices.iter().enumerate() {
-                        let device_spec = match d {
-                            DeviceChoice::None => String::new(),
-                            DeviceChoice::Device(_, dev) => {
-                                serde_json::to_string(dev).expect("devices serialise")
-                            }
+                        // A cache-only cell has no aging, so one replicate.
+                        let replicates = match d {
+                            DeviceChoice::None => 1,
+                            DeviceChoice::Device(..) => self.seeds.len(),
                         };
-                        let params = RunSpec {
-                            trace: t.label(),
-                            trace_checksum: self.checksums[ti].clone(),
-                            format: t.format_label(self.traces[ti].1),
-                            access: e.access,
-                            policy: p.label(),
-                            cache: s.clone(),
-                            page_size: self.page_size,
-                            pages_per_block: self.pages_per_block,
-                            device: d.label().to_string(),
-                            device_spec,
-                            address_map: match d {
-                                DeviceChoice::None => None,
-                                DeviceChoice::Device(..) => Some(self.address_map),
-                            },
-                            aging: match d {
-                                DeviceChoice::None => None,
-                                DeviceChoice::Device(..) => self.aging.clone(),
-                            },
-                            warmup: e.warmup,
-                            write_miss_fetch: e.write_miss_fetch,
-                            flush_at_end: e.flush_at_end,
-                            cost: e.cost,
-                            series_every: e.outputs.series_every,
-                            version: VERSION.to_string(),
-                        };
-                        let pos = GridPos {
-                            trace: ti,
-                            policy: pi,
-                            size: si,
-                            device: di,
-                        };
-                        cells.push((params, pos));
+                        for ri in 0..replicates {
+                            let device_spec = match d {
+                                DeviceChoice::None => String::new(),
+                                DeviceChoice::Device(_, dev) => {
+                                    serde_json::to_string(dev).expect("devices serialise")
+                                }
+                            };
+                            let params = RunSpec {
+                                trace: t.label(),
+                                trace_checksum: self.checksums[ti].clone(),
+                                format: t.format_label(self.traces[ti].1),
+                                access: e.access,
+                                policy: p.label(),
+                                cache: s.clone(),
+                                page_size: self.page_size,
+                                pages_per_block: self.pages_per_block,
+                                device: d.label().to_string(),
+                                device_spec,
+                                address_map: match d {
+                                    DeviceChoice::None => None,
+                                    DeviceChoice::Device(..) => Some(self.address_map),
+                                },
+                                aging: match (d, &self.aging, self.seeds[ri]) {
+                                    (DeviceChoice::Device(..), Some(a), Some(seed)) => {
+                                        Some(Aging { seed, ..a.clone() })
+                                    }
+                                    _ => None,
+                                },
+                                warmup: e.warmup,
+                                write_miss_fetch: e.write_miss_fetch,
+                                flush_at_end: e.flush_at_end,
+                                cost: e.cost,
+                                series_every: e.outputs.series_every,
+                                version: VERSION.to_string(),
+                            };
+                            let pos = GridPos {
+                                trace: ti,
+                                policy: pi,
+                                size: si,
+                                device: di,
+                                replicate: ri,
+                            };
+                            cells.push((params, pos));
+                        }
                     }
                 }
             }

@@ -129,7 +129,12 @@ pub struct Preset {
     pub text: String,
     /// Where it came from, prefixed to its errors.
     pub source: String,
+    /// Replicates asked for on the command line, over the file's.
+    pub replicates: Option<u32>,
 }
+
+/// The most replicates a quick form runs (fewer if the file asks for fewer).
+pub const QUICK_REPLICATES: u32 = 3;
 
 /// Which traces and sizes of each group a run takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,6 +316,7 @@ impl Preset {
             exp,
             base: base.to_path_buf(),
             source: source.to_string(),
+            replicates: None,
         })
     }
 
@@ -326,11 +332,30 @@ impl Preset {
     /// The file as `--export` writes it: its text, marked to run its quick form if
     /// `quick`.
     pub fn export(&self, quick: bool) -> String {
+        let text = match self.replicates {
+            // The count asked for replaces the file's.
+            Some(r) => {
+                let kept: Vec<&str> = self
+                    .text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("replicates"))
+                    .collect();
+                let at = kept
+                    .iter()
+                    .position(|l| !(l.starts_with('#') || l.trim().is_empty()))
+                    .unwrap_or(kept.len());
+                let mut out: Vec<String> = kept[..at].iter().map(|l| l.to_string()).collect();
+                out.push(format!("replicates = {r}"));
+                out.extend(kept[at..].iter().map(|l| l.to_string()));
+                out.join("\n") + "\n"
+            }
+            None => self.text.clone(),
+        };
         if !quick || self.exp.quick {
-            return self.text.clone();
+            return text;
         }
         // Top-level keys go before the first table: after the leading comments.
-        let lines: Vec<&str> = self.text.lines().collect();
+        let lines: Vec<&str> = text.lines().collect();
         let at = lines
             .iter()
             .position(|l| !(l.starts_with('#') || l.trim().is_empty()))
@@ -416,6 +441,12 @@ impl Preset {
                         .collect(),
                     vec![c.device.clone()],
                 ),
+                Vary::Baseline => (
+                    std::iter::once(c.policy.clone())
+                        .chain(s.points.iter().map(|(_, p)| p.clone()))
+                        .collect(),
+                    vec![c.device.clone()],
+                ),
             };
             let plan = self.experiment(
                 format!("{}: where \"{}\" holds, by {}", self.name, c.text, s.axis),
@@ -477,8 +508,13 @@ impl Preset {
                 defs.push(def);
             }
         }
+        let replicates = self.replicates.unwrap_or(match pick {
+            Pick::All => self.exp.replicates,
+            Pick::Quick | Pick::Smallest => self.exp.replicates.min(QUICK_REPLICATES),
+        });
         let exp = Experiment {
             name,
+            replicates,
             traces: defs,
             policies,
             devices,
@@ -513,6 +549,10 @@ impl Preset {
                 policy: point.to_string(),
                 ..c.clone()
             },
+            Vary::Baseline => Claim {
+                baseline: point.to_string(),
+                ..c.clone()
+            },
         }
     }
 
@@ -537,8 +577,8 @@ impl Preset {
             let at = Self::at_point(c, s, point);
             let mut groups = Vec::new();
             for (g, rs) in &in_results {
-                let m = at.measure(c.metric, rs);
-                let (v, why) = at.judge(&m);
+                let j = at.judge_group(rs);
+                let (m, v, why) = (j.measured, j.verdict, j.why);
                 let traces: Vec<String> = m
                     .per_trace
                     .iter()
@@ -642,11 +682,15 @@ impl Preset {
                     }
                 }
             }
-            // Lines of at most 14 characters fit a slot of four claims flat.
-            let pair = if c.policy.len() + c.baseline.len() < 14 {
-                format!("{}/{}", c.policy, c.baseline)
+            // Lines of at most 16 characters fit a slot of four claims flat.
+            // Policy names without their parameters: the key under the plot gives
+            // them whole.
+            let name = |p: &str| p.split(':').next().unwrap_or(p).to_string();
+            let (policy, baseline) = (name(&c.policy), name(&c.baseline));
+            let pair = if policy.len() + baseline.len() < 14 {
+                format!("{policy}/{baseline}")
             } else {
-                format!("{}/\n{}", c.policy, c.baseline)
+                format!("{policy}\n/{baseline}")
             };
             categories.push(format!("{}. {}\n{pair}", i + 1, c.metric.short()));
             notes.push(format!(
@@ -889,7 +933,17 @@ impl Preset {
                     text: c.text.to_string(),
                     group: format!("{} ({})", o.group.name, figs_or_labels(o.group, m)),
                     paper,
-                    wafer: m.value.map_or("n/a".into(), |v| c.plain(v)),
+                    wafer: match (m.value, m.range) {
+                        (None, _) => "n/a".into(),
+                        (Some(v), None) => c.plain(v),
+                        (Some(v), Some((lo, hi))) => format!(
+                            "{} (median of {} replicates; {} to {})",
+                            c.plain(v),
+                            o.judged.replicates.len(),
+                            c.plain(lo),
+                            c.plain(hi)
+                        ),
+                    },
                     range,
                     cells: format!("{k} of {n}"),
                     verdict: o.judged.verdict.name().to_string(),
@@ -1088,7 +1142,7 @@ mod tests {
                 }
             }
             // A policy point's spec is the label the results carry.
-            for s in p.sensitivities.iter().filter(|s| s.vary == Vary::Policy) {
+            for s in p.sensitivities.iter().filter(|s| s.vary != Vary::Device) {
                 for (_, spec) in &s.points {
                     let label = PolicySpec::parse(spec).unwrap().label();
                     assert_eq!(&label, spec);
@@ -1107,7 +1161,8 @@ mod tests {
             let labels = chart.categories.clone().unwrap();
             assert!(labels.len() <= 4, "{}", p.name);
             for l in &labels {
-                assert!(l.lines().all(|x| x.chars().count() <= 14), "{l}");
+                // The longest policy name, sorted-clock-wsr, on a line of its own.
+                assert!(l.lines().all(|x| x.chars().count() <= 16), "{l}");
             }
             assert_eq!(chart.notes.len(), p.claims.len() + 1);
             assert!(!chart.svg().contains("rotate(-40)"), "{}", p.name);

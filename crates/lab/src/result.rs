@@ -199,6 +199,8 @@ impl CellResult {
             "aging_fill",
             p.aging.as_ref().is_some_and(|a| a.fill).into(),
         );
+        // The replicate: empty without aging.
+        put("aging_seed", p.aging.as_ref().map(|a| a.seed).into());
         put("warmup", p.warmup.into());
         put("write_miss_fetch", p.write_miss_fetch.into());
         put("flush_at_end", p.flush_at_end.into());

@@ -75,6 +75,8 @@ pub enum Vary {
     Device,
     /// The claim's proposed policy (a policy label such as `craw:c=4`).
     Policy,
+    /// The claim's baseline (a policy label such as `clock:insert_ref=1`).
+    Baseline,
 }
 
 /// A sensitivity study of one claim (`[[sensitivity]]`): its policies on the study's
@@ -90,7 +92,7 @@ pub struct Sensitivity {
     pub claim: usize,
     /// What varies, in words.
     pub axis: String,
-    /// Whether a point is a device or a policy.
+    /// What a point replaces: the claim's `device`, `policy` or `baseline`.
     pub vary: Vary,
     /// `[value, device spec or policy label]` in the axis' order.
     pub points: Vec<(String, String)>,

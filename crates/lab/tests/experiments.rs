@@ -447,3 +447,41 @@ stream = true
         .unwrap_or(0);
     assert_eq!(stored, 0);
 }
+
+/// Replicates: every device cell once per aging seed (`aging.seed`, `+1`, ...), the
+/// cache-only column once, and each row carries its seed.
+#[test]
+fn replicates_age_every_device_cell_with_its_own_seed() {
+    let text = r#"name = "r"
+policies = ["lru"]
+cache_sizes = ["64p"]
+devices = ["none", "microsd-16g"]
+replicates = 3
+[[traces]]
+gen = { kind = "uniform", requests = 100, footprint = "1MiB", seed = 1 }
+[aging]
+seed = 40
+"#;
+    let exp: wafer_lab::Experiment = toml::from_str(text).unwrap();
+    let plan = exp.plan("r.toml", std::path::Path::new(".")).unwrap();
+    let cells = plan.cells();
+    assert_eq!(cells.len(), 1 + 3);
+    let seeds: Vec<Option<u64>> = cells
+        .iter()
+        .map(|c| c.aging.as_ref().map(|a| a.seed))
+        .collect();
+    assert_eq!(seeds, [None, Some(40), Some(41), Some(42)]);
+    let ids: std::collections::HashSet<String> = cells.iter().map(|c| c.id()).collect();
+    assert_eq!(ids.len(), 4, "each replicate is a cell of its own");
+    // Without aging there is nothing to replicate.
+    let text = text.replace("[aging]\nseed = 40\n", "");
+    let exp: wafer_lab::Experiment = toml::from_str(&text).unwrap();
+    let e = exp
+        .plan("r.toml", std::path::Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("r.toml: replicates") && e.contains("need [aging]"),
+        "{e}"
+    );
+}

@@ -47,6 +47,10 @@ pub struct Args {
     /// a check that runs in about a minute.
     #[arg(long)]
     pub quick: bool,
+    /// Independent agings of every device cell (default: the study file's, at most
+    /// 3 with --quick); each claim is printed as the median with its range.
+    #[arg(long, value_name = "R")]
+    pub replicates: Option<u32>,
 }
 
 /// Run `study` (its `quick` form if asked) into `out`: the lab's study runner
@@ -130,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // A study file, or a built-in study by name.
     let file = Path::new(&args.paper);
-    let study = if args.paper.ends_with(".toml") || file.is_file() {
+    let mut study = if args.paper.ends_with(".toml") || file.is_file() {
         Preset::load(file).map_err(super::config)?
     } else {
         presets::find(&args.paper).map_err(|e| {
@@ -138,6 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             unknown(e, &args.paper, known)
         })?
     };
+    study.replicates = args.replicates;
     if let Some(to) = &args.export {
         wafer_lab::store::write_atomic(to, study.export(args.quick).as_bytes())?;
         println!(
