@@ -52,6 +52,10 @@ pub struct Stack {
     next: u32,
     /// Marked slots (pages and holes).
     live: u32,
+    /// No slot below it is marked: the first marked slot is found from here
+    /// ([`Stack::drop_bottom`]). Slots are marked in increasing order, so it only
+    /// moves up (until a compaction renumbers them from 0).
+    low: u32,
 }
 
 impl Stack {
@@ -157,17 +161,13 @@ impl Stack {
         if self.live == 0 {
             return None;
         }
-        // The first marked slot: descend the tree for a prefix sum of 1.
-        let n = self.tree.len();
-        let mut pos = 0usize;
-        let mut step = (n - 1).next_power_of_two();
-        while step > 0 {
-            if pos + step < n && self.tree[pos + step] == 0 {
-                pos += step;
-            }
-            step >>= 1;
+        // The first marked slot, at or after `low`: each slot is passed over once
+        // between compactions, so this costs O(1) amortised.
+        let mut s = self.low;
+        while self.owner[s as usize] == EMPTY {
+            s += 1;
         }
-        let s = pos as u32;
+        self.low = s + 1;
         let owner = self.owner[s as usize];
         self.unmark(s);
         match owner {
@@ -277,6 +277,7 @@ impl Stack {
             }
         }
         self.next = j;
+        self.low = 0;
     }
 }
 
