@@ -27,6 +27,8 @@ const HOLE: u32 = u32::MAX;
 const EMPTY: u32 = u32::MAX - 1;
 /// Smallest slot capacity.
 const MIN_SLOTS: u32 = 1024;
+/// Below this many entries a compaction leaves room for three times as many again.
+const ROOMY: u32 = 1 << 16;
 
 /// What a marked slot holds, as [`Stack::walk`] reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,13 +246,17 @@ impl Stack {
         self.tree = vec![0; cap as usize + 1];
     }
 
-    /// Renumber the marked slots `0..live` in order, with room for as many again.
+    /// Renumber the marked slots `0..live` in order, with room for as many again
+    /// (three times as many for a stack of fewer than [`ROOMY`] entries, such as a
+    /// bounded one: a compaction then comes every `2 x live` references instead of
+    /// every `live`, and its tree still fits in a core's cache).
     #[cold]
     fn compact(&mut self) {
         let old = std::mem::take(&mut self.owner);
+        let room = if self.live < ROOMY { 4 } else { 2 };
         self.resize_slots(
             MIN_SLOTS
-                .max(self.live.saturating_mul(2))
+                .max(self.live.saturating_mul(room))
                 .max(self.live + 1),
         );
         self.holes.clear();
