@@ -202,10 +202,20 @@ pub fn compute(
     };
     let mut reader = trace.open(format)?;
     // A prepared file kept beside the trace (`wafer trace prepare`) is used when it
-    // fits, as by every other run; a SHARDS-only run streams the trace instead (and
-    // reads it once: checking a prepared file means checksumming the trace).
+    // fits, as by every other run. Without one a SHARDS-only run streams the trace
+    // instead of preparing it (memory grows with the sample, not the trace), and
+    // only looks for one that is there (checking it means checksumming the trace).
     let prepared = if jobs.iter().all(|j| j.1 == Method::Shards) {
-        None
+        let kept = trace
+            .path
+            .as_deref()
+            .is_some_and(|p| crate::prepared::path_of(p).exists());
+        if kept && !exp.stream {
+            let plan = exp.clone().plan_as(at, std::path::Path::new(""))?;
+            crate::prepared::load_or(&plan, 0, "streaming the trace")?
+        } else {
+            None
+        }
     } else {
         let plan = exp.clone().plan_as(at, std::path::Path::new(""))?;
         match crate::prepared::load(&plan, 0)? {

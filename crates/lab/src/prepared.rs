@@ -95,6 +95,12 @@ fn mismatch(have: &Source, g: Granularity, want: &Source, run: Granularity) -> O
 /// Trace `ti` of `plan` from its prepared file, when there is one and it fits the
 /// run; None otherwise (a stale or other-granularity file is named on stderr).
 pub fn load(plan: &Plan, ti: usize) -> Result<Option<PreparedTrace>, LabError> {
+    load_or(plan, ti, "preparing from the trace")
+}
+
+/// [`load`], for a run that does `instead` without the file (named on stderr when
+/// one is there but does not fit).
+pub fn load_or(plan: &Plan, ti: usize, instead: &str) -> Result<Option<PreparedTrace>, LabError> {
     if plan.exp.stream {
         return Ok(None);
     }
@@ -107,7 +113,7 @@ pub fn load(plan: &Plan, ti: usize) -> Result<Option<PreparedTrace>, LabError> {
     }
     let redo = |why: String| {
         eprintln!(
-            "wafer: {} {why}; preparing from the trace (`wafer trace prepare {}` keeps it)",
+            "wafer: {} {why}; {instead} (`wafer trace prepare {}` keeps it)",
             path.display(),
             trace.display()
         );

@@ -18,30 +18,82 @@
 //!
 //! The sample then counts only what the head cannot see (see [`HeadView`]): hits at
 //! distances beyond `K`, write-backs of intervals that left the head, at sizes above
-//! `K`. Costs: one hash-map lookup and one bounded stack update per access, and
-//! memory for `K` pages.
+//! `K`. Costs: one lookup of the page's head id (a hash map over the `K` keys, or
+//! over a prepared trace's dense page ids a flat table) and one bounded stack update
+//! per access; memory for `K` pages, plus 4 bytes per distinct page for the table.
 
 use rustc_hash::FxHashMap;
 
 use super::lru::{HeadView, LruCore, Tally};
 
+/// No head id.
+const NONE: u32 = u32::MAX;
+
+/// Head ids by page key.
+enum Ids {
+    /// Any 64-bit key (a streamed trace).
+    Map(FxHashMap<u64, u32>),
+    /// Keys are dense ids below the table's length (a prepared trace); [`NONE`] where
+    /// not in the head.
+    Dense(Vec<u32>),
+}
+
+impl Ids {
+    #[inline]
+    fn get(&self, key: u64) -> Option<u32> {
+        match self {
+            Ids::Map(m) => m.get(&key).copied(),
+            Ids::Dense(v) => Some(v[key as usize]).filter(|&id| id != NONE),
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, key: u64, id: u32) {
+        match self {
+            Ids::Map(m) => {
+                m.insert(key, id);
+            }
+            Ids::Dense(v) => v[key as usize] = id,
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, key: u64) -> Option<u32> {
+        match self {
+            Ids::Map(m) => m.remove(&key),
+            Ids::Dense(v) => {
+                Some(std::mem::replace(&mut v[key as usize], NONE)).filter(|&id| id != NONE)
+            }
+        }
+    }
+}
+
 /// The exact head (see the module docs).
 pub(crate) struct Head {
     core: LruCore,
     /// Head id of each page key in it, and back.
-    ids: FxHashMap<u64, u32>,
+    ids: Ids,
     keys: Vec<u64>,
     free: Vec<u32>,
     depth: u32,
 }
 
 impl Head {
-    /// A head of `depth` pages (at least 1).
+    /// A head of `depth` pages (at least 1) over any page keys.
     pub(crate) fn new(depth: u32) -> Head {
+        Head::with_ids(depth, Ids::Map(FxHashMap::default()))
+    }
+
+    /// A head of `depth` pages (at least 1) whose keys are dense ids below `universe`.
+    pub(crate) fn dense(depth: u32, universe: u32) -> Head {
+        Head::with_ids(depth, Ids::Dense(vec![NONE; universe as usize]))
+    }
+
+    fn with_ids(depth: u32, ids: Ids) -> Head {
         let depth = depth.max(1);
         Head {
             core: LruCore::new(depth + 1, 1.0),
-            ids: FxHashMap::default(),
+            ids,
             keys: Vec::new(),
             free: Vec::new(),
             depth,
@@ -51,8 +103,8 @@ impl Head {
     /// What the head holds of page `key`.
     #[inline]
     pub(crate) fn view(&self, key: u64) -> HeadView {
-        match self.ids.get(&key) {
-            Some(&id) => HeadView {
+        match self.ids.get(key) {
+            Some(id) => HeadView {
                 resident: true,
                 dirty: self.core.is_dirty(id),
             },
@@ -68,8 +120,8 @@ impl Head {
     /// A read or write of page `key`: what the head held of it before.
     #[inline]
     pub(crate) fn access(&mut self, key: u64, write: bool, measured: bool) -> HeadView {
-        let (id, before) = match self.ids.get(&key) {
-            Some(&id) => (
+        let (id, before) = match self.ids.get(key) {
+            Some(id) => (
                 id,
                 HeadView {
                     resident: true,
@@ -87,7 +139,7 @@ impl Head {
 
     /// A trim of page `key`: what the head held of it before.
     pub(crate) fn trim(&mut self, key: u64, measured: bool) -> HeadView {
-        let Some(id) = self.ids.remove(&key) else {
+        let Some(id) = self.ids.remove(key) else {
             return HeadView::default();
         };
         let before = HeadView {
@@ -100,14 +152,15 @@ impl Head {
     }
 
     /// The head's counts at the end (sizes up to `K`), and the view of every page
-    /// key it holds then, for the sample's end.
-    pub(crate) fn finish(self) -> (Tally, FxHashMap<u64, HeadView>) {
-        let views: FxHashMap<u64, HeadView> = self
-            .ids
-            .iter()
-            .map(|(&k, &id)| {
+    /// key it holds then, for the sample's end; `page_key` gives the page key of a
+    /// key the head was given (flush-at-end merges pages whose keys follow).
+    pub(crate) fn finish(self, page_key: impl Fn(u64) -> u64) -> (Tally, FxHashMap<u64, HeadView>) {
+        // Every page in the head: its head id maps back to its key.
+        let views: FxHashMap<u64, HeadView> = (0..self.keys.len() as u32)
+            .filter(|&id| self.ids.get(self.keys[id as usize]) == Some(id))
+            .map(|id| {
                 (
-                    k,
+                    self.keys[id as usize],
                     HeadView {
                         resident: true,
                         dirty: self.core.is_dirty(id),
@@ -118,7 +171,7 @@ impl Head {
         let keys = self.keys;
         let tally = self
             .core
-            .tally(|p| keys[p as usize], &|_| HeadView::default());
+            .tally(|p| page_key(keys[p as usize]), &|_| HeadView::default());
         (tally, views)
     }
 
@@ -140,7 +193,7 @@ impl Head {
     fn drop_bottom(&mut self) {
         if let Some(p) = self.core.stack.drop_bottom() {
             self.core.fall_off(p, self.depth + 1);
-            self.ids.remove(&self.keys[p as usize]);
+            self.ids.remove(self.keys[p as usize]);
             self.free.push(p);
         }
     }

@@ -26,6 +26,7 @@
 //! Not produced: the block-utilization statistics (they depend on the order of the
 //! write-back stream at each size).
 
+use rustc_hash::FxHashMap;
 use wafer_trace::Op;
 
 use super::stack::{Entry, Stack};
@@ -66,30 +67,118 @@ impl Scale {
     }
 }
 
-/// Per-size accumulators, indexed by cache size (index 0 unused); they grow on
-/// demand, and sizes beyond the last index read as the last.
-#[derive(Debug, Default, Clone)]
-struct Arrays {
-    /// Reads (writes) whose distance is exactly the index: hits from that size up.
-    read_hit: Vec<f64>,
-    write_hit: Vec<f64>,
-    /// Difference array of write-backs.
-    wb: Vec<f64>,
-    /// Dirty pages at the end from that size up.
-    dirty_end: Vec<f64>,
-    /// Resident pages trimmed, resident when measuring starts, resident at the end,
-    /// by depth.
-    trimmed: Vec<f64>,
-    res_start: Vec<f64>,
-    res_end: Vec<f64>,
+/// One per-size accumulator, indexed by cache size (index 0 unused). Dense for an
+/// exact pass, which counts at every size; sparse for a sample, whose sizes are
+/// multiples of about `1 / rate` (a dense array up to the footprint would cost a
+/// sampled pass 8 bytes per page of the trace's footprint, per accumulator).
+#[derive(Debug, Clone)]
+enum Acc {
+    /// Grows on demand; sizes beyond the last index read as 0.
+    Dense(Vec<f64>),
+    /// The sizes counted at.
+    Sparse(FxHashMap<u64, f64>),
 }
 
-fn bump(v: &mut Vec<f64>, i: u64, w: f64) {
-    let i = i as usize;
-    if i >= v.len() {
-        v.resize((i + 1).max(v.len() * 2).max(64), 0.0);
+impl Acc {
+    fn new(sparse: bool) -> Acc {
+        if sparse {
+            Acc::Sparse(FxHashMap::default())
+        } else {
+            Acc::Dense(Vec::new())
+        }
     }
-    v[i] += w;
+
+    /// Sizes counted at and their counts, in increasing order of size (a sparse
+    /// accumulator's only).
+    fn sorted(&self) -> Vec<(u64, f64)> {
+        match self {
+            Acc::Dense(v) => (0..v.len() as u64).zip(v.iter().copied()).collect(),
+            Acc::Sparse(m) => {
+                let mut e: Vec<(u64, f64)> = m.iter().map(|(&i, &w)| (i, w)).collect();
+                e.sort_unstable_by_key(|e| e.0);
+                e
+            }
+        }
+    }
+
+    /// Add `from` at every size (in increasing order of size; to a sparse
+    /// accumulator when either is).
+    fn add(&mut self, from: Acc) {
+        if let (Acc::Dense(v), Acc::Sparse(_)) = (&*self, &from) {
+            let dense = Acc::Dense(v.clone());
+            *self = Acc::Sparse(FxHashMap::default());
+            for (i, w) in dense.sorted() {
+                if w != 0.0 {
+                    bump(self, i, w);
+                }
+            }
+        }
+        match (self, from) {
+            (Acc::Dense(to), Acc::Dense(from)) => {
+                if from.len() > to.len() {
+                    to.resize(from.len(), 0.0);
+                }
+                to.iter_mut().zip(from).for_each(|(t, f)| *t += f);
+            }
+            (to, from) => {
+                for (i, w) in from.sorted() {
+                    bump(to, i, w);
+                }
+            }
+        }
+    }
+
+    fn scale(&mut self, by: f64) {
+        match self {
+            Acc::Dense(v) => v.iter_mut().for_each(|x| *x *= by),
+            Acc::Sparse(m) => m.values_mut().for_each(|x| *x *= by),
+        }
+    }
+}
+
+/// Per-size accumulators ([`Acc`]).
+#[derive(Debug, Clone)]
+struct Arrays {
+    /// Reads (writes) whose distance is exactly the index: hits from that size up.
+    read_hit: Acc,
+    write_hit: Acc,
+    /// Difference array of write-backs.
+    wb: Acc,
+    /// Dirty pages at the end from that size up.
+    dirty_end: Acc,
+    /// Resident pages trimmed, resident when measuring starts, resident at the end,
+    /// by depth.
+    trimmed: Acc,
+    res_start: Acc,
+    res_end: Acc,
+}
+
+impl Arrays {
+    fn new(sparse: bool) -> Arrays {
+        Arrays {
+            read_hit: Acc::new(sparse),
+            write_hit: Acc::new(sparse),
+            wb: Acc::new(sparse),
+            dirty_end: Acc::new(sparse),
+            trimmed: Acc::new(sparse),
+            res_start: Acc::new(sparse),
+            res_end: Acc::new(sparse),
+        }
+    }
+}
+
+#[inline]
+fn bump(v: &mut Acc, i: u64, w: f64) {
+    match v {
+        Acc::Dense(v) => {
+            let i = i as usize;
+            if i >= v.len() {
+                v.resize((i + 1).max(v.len() * 2).max(64), 0.0);
+            }
+            v[i] += w;
+        }
+        Acc::Sparse(m) => *m.entry(i).or_insert(0.0) += w,
+    }
 }
 
 /// What an exact head ([`super::head`]) knows of a sampled page at a reference:
@@ -131,14 +220,20 @@ pub(crate) struct LruCore {
 }
 
 impl LruCore {
+    /// An accumulator for page ids below `pages` (it grows on demand) at `rate`;
+    /// a sampled one (`rate < 1`, or a fixed-size sample) counts sparsely.
     pub(crate) fn new(pages: u32, rate: f64) -> LruCore {
+        LruCore::with(pages, rate, rate < 1.0)
+    }
+
+    pub(crate) fn with(pages: u32, rate: f64, sparse: bool) -> LruCore {
         LruCore {
             stack: Stack::new(pages),
             dmax: vec![0; pages as usize],
             lo: vec![1; pages as usize],
             started: false,
             scale: Scale { rate, floor: 1 },
-            a: Arrays::default(),
+            a: Arrays::new(sparse),
             reads: 0.0,
             writes: 0.0,
             trims: 0.0,
@@ -369,12 +464,7 @@ impl Tally {
     /// Add the counts of a sample whose sizes lie above this exact head's; the
     /// totals stay the head's, which saw every access.
     pub(crate) fn add_sample(&mut self, s: Tally) {
-        let add = |to: &mut Vec<f64>, from: Vec<f64>| {
-            if from.len() > to.len() {
-                to.resize(from.len(), 0.0);
-            }
-            to.iter_mut().zip(from).for_each(|(t, f)| *t += f);
-        };
+        let add = |to: &mut Acc, from: Acc| to.add(from);
         add(&mut self.a.read_hit, s.a.read_hit);
         add(&mut self.a.write_hit, s.a.write_hit);
         add(&mut self.a.wb, s.a.wb);
@@ -406,7 +496,7 @@ impl Tally {
     pub(crate) fn rescale(&mut self, t: Totals) {
         let f = |truth: u64, est: f64| if est > 0.0 { truth as f64 / est } else { 1.0 };
         let (fr, fw) = (f(t.reads, self.reads), f(t.writes, self.writes));
-        let scale = |v: &mut Vec<f64>, by: f64| v.iter_mut().for_each(|x| *x *= by);
+        let scale = |v: &mut Acc, by: f64| v.scale(by);
         scale(&mut self.a.read_hit, fr);
         scale(&mut self.a.write_hit, fw);
         scale(&mut self.a.wb, fw);
@@ -425,7 +515,7 @@ impl Tally {
     pub(crate) fn curve(mut self, footprint: u64, cfg: &SimConfig) -> LruCurve {
         // Flush-at-end write I/Os: a page dirty at the end is one write from the
         // size it is dirty at up, merged with its key's predecessor where both are.
-        let mut ios_end = Vec::new();
+        let mut ios_end = Acc::new(matches!(self.a.read_hit, Acc::Sparse(_)));
         self.dirty_keys.sort_unstable_by_key(|&(k, _, _)| k);
         let mut prev: Option<(u64, u64)> = None;
         for &(k, m, w) in &self.dirty_keys {
@@ -439,15 +529,58 @@ impl Tally {
         }
         let top = self.top.max(footprint).max(1);
         let n = top as usize + 2;
+        let a = &self.a;
+        let accs = [
+            &a.read_hit,
+            &a.write_hit,
+            &a.wb,
+            &a.dirty_end,
+            &ios_end,
+            &a.trimmed,
+            &a.res_start,
+            &a.res_end,
+        ];
+        // The sizes the prefix sums are kept at: every size below `n`, or for a
+        // sample the sizes it counted at (the sums are constant in between).
+        let at: Option<Vec<u64>> = match a.read_hit {
+            Acc::Dense(_) => None,
+            Acc::Sparse(_) => {
+                let mut at: Vec<u64> = vec![0];
+                for acc in accs {
+                    if let Acc::Sparse(m) = acc {
+                        at.extend(m.keys().copied().filter(|&i| i < n as u64));
+                    }
+                }
+                at.sort_unstable();
+                at.dedup();
+                Some(at)
+            }
+        };
         // Prefix sums: hits and dirty pages up to a size, write-backs at a size.
-        let cum = |v: &[f64]| -> Vec<f64> {
+        let cum = |v: &Acc| -> Vec<f64> {
             let mut acc = 0.0;
-            (0..n)
-                .map(|i| {
-                    acc += v.get(i).copied().unwrap_or(0.0);
-                    acc
-                })
-                .collect()
+            match (v, &at) {
+                (Acc::Dense(v), _) => (0..n)
+                    .map(|i| {
+                        acc += v.get(i).copied().unwrap_or(0.0);
+                        acc
+                    })
+                    .collect(),
+                (sparse, Some(at)) => {
+                    let e = sparse.sorted();
+                    let mut j = 0;
+                    at.iter()
+                        .map(|&size| {
+                            while j < e.len() && e[j].0 <= size {
+                                acc += e[j].1;
+                                j += 1;
+                            }
+                            acc
+                        })
+                        .collect()
+                }
+                (Acc::Sparse(_), None) => unreachable!("sizes are listed for a sparse pass"),
+            }
         };
         LruCurve {
             read_hits: cum(&self.a.read_hit),
@@ -465,6 +598,7 @@ impl Tally {
             footprint: footprint.max(1),
             rate: self.rate,
             cfg: *cfg,
+            at,
         }
     }
 }
@@ -472,6 +606,9 @@ impl Tally {
 /// LRU results at every cache size (see the module docs).
 #[derive(Clone, Debug)]
 pub struct LruCurve {
+    /// The sizes the sums below are kept at, increasing from 0 (a sample's); None
+    /// when kept at every size.
+    at: Option<Vec<u64>>,
     read_hits: Vec<f64>,
     write_hits: Vec<f64>,
     page_writes: Vec<f64>,
@@ -503,7 +640,11 @@ impl LruCurve {
     /// The metrics of a run at `cache_pages` (block-utilization statistics left
     /// empty), as [`crate::simulate`] reports them.
     pub fn metrics(&self, cache_pages: u32) -> Metrics {
-        let c = (cache_pages.max(1) as usize).min(self.read_hits.len() - 1);
+        let c = match &self.at {
+            None => (cache_pages.max(1) as usize).min(self.read_hits.len() - 1),
+            // The last size kept at or below this one (0 is kept).
+            Some(at) => at.partition_point(|&s| s <= u64::from(cache_pages.max(1))) - 1,
+        };
         let r = |x: f64| x.round().max(0.0) as u64;
         let reads = r(self.reads);
         let writes = r(self.writes);

@@ -27,6 +27,8 @@ const HOLE: u32 = u32::MAX;
 const EMPTY: u32 = u32::MAX - 1;
 /// Smallest slot capacity.
 const MIN_SLOTS: u32 = 1024;
+/// Below this many entries a compaction leaves room for three times as many again.
+const ROOMY: u32 = 1 << 16;
 
 /// What a marked slot holds, as [`Stack::walk`] reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +54,10 @@ pub struct Stack {
     next: u32,
     /// Marked slots (pages and holes).
     live: u32,
+    /// No slot below it is marked: the first marked slot is found from here
+    /// ([`Stack::drop_bottom`]). Slots are marked in increasing order, so it only
+    /// moves up (until a compaction renumbers them from 0).
+    low: u32,
 }
 
 impl Stack {
@@ -157,17 +163,13 @@ impl Stack {
         if self.live == 0 {
             return None;
         }
-        // The first marked slot: descend the tree for a prefix sum of 1.
-        let n = self.tree.len();
-        let mut pos = 0usize;
-        let mut step = (n - 1).next_power_of_two();
-        while step > 0 {
-            if pos + step < n && self.tree[pos + step] == 0 {
-                pos += step;
-            }
-            step >>= 1;
+        // The first marked slot, at or after `low`: each slot is passed over once
+        // between compactions, so this costs O(1) amortised.
+        let mut s = self.low;
+        while self.owner[s as usize] == EMPTY {
+            s += 1;
         }
-        let s = pos as u32;
+        self.low = s + 1;
         let owner = self.owner[s as usize];
         self.unmark(s);
         match owner {
@@ -244,13 +246,17 @@ impl Stack {
         self.tree = vec![0; cap as usize + 1];
     }
 
-    /// Renumber the marked slots `0..live` in order, with room for as many again.
+    /// Renumber the marked slots `0..live` in order, with room for as many again
+    /// (three times as many for a stack of fewer than [`ROOMY`] entries, such as a
+    /// bounded one: a compaction then comes every `2 x live` references instead of
+    /// every `live`, and its tree still fits in a core's cache).
     #[cold]
     fn compact(&mut self) {
         let old = std::mem::take(&mut self.owner);
+        let room = if self.live < ROOMY { 4 } else { 2 };
         self.resize_slots(
             MIN_SLOTS
-                .max(self.live.saturating_mul(2))
+                .max(self.live.saturating_mul(room))
                 .max(self.live + 1),
         );
         self.holes.clear();
@@ -277,6 +283,7 @@ impl Stack {
             }
         }
         self.next = j;
+        self.low = 0;
     }
 }
 
