@@ -32,6 +32,7 @@ mod config;
 pub mod device;
 mod error;
 mod flash;
+mod lane;
 mod lineset;
 mod list;
 pub mod metrics;
