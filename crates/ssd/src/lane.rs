@@ -41,7 +41,12 @@ impl Lane {
             return ready;
         }
         // First interval that ends after `ready`: the earlier ones cannot be in the way.
-        let mut i = self.busy.partition_point(|&(_, e)| e <= ready);
+        let mut i = if self.busy.len() <= 16 {
+            // A short lane (the usual case): a scan beats a binary search's branches.
+            self.busy.iter().take_while(|&&(_, e)| e <= ready).count()
+        } else {
+            self.busy.partition_point(|&(_, e)| e <= ready)
+        };
         let mut s = ready;
         while i < self.busy.len() {
             let (bs, be) = self.busy[i];
