@@ -17,10 +17,13 @@
 //!   of per-count lists in access order (O(log n), the paper's red-black tree of
 //!   lists; `BTreeMap` is the ordered map here). An APU flush leaves access time and
 //!   count alone.
-//! * Fully associative (an extension): one set, a hash index from tag to line and
-//!   bit sets of the Stale and Clean lines, so that "first" keeps its meaning (lowest
+//! * Fully associative (an extension): one set, an index from tag to line and bit
+//!   sets of the Stale and Clean lines, so that "first" keeps its meaning (lowest
 //!   line number) at O(1) (module `lineset`); the on-demand victim is the dirty-list
-//!   head.
+//!   head. The index is an array with one entry per logical page when the device's
+//!   page count is known ([`OnBoardCache::with_pages`]: one load per lookup, its
+//!   memory allocated zeroed so the OS supplies only the pages a run touches), a hash
+//!   map otherwise.
 
 use crate::config::{Apu, Assoc, CacheConfig};
 use crate::lineset::LineSet;
@@ -75,9 +78,67 @@ pub struct CacheStats {
 }
 
 struct FullIndex {
-    map: FxHashMap<u64, u32>,
+    map: TagIndex,
     stale: LineSet,
     clean: LineSet,
+}
+
+/// Line of each cached page of a fully associative cache.
+enum TagIndex {
+    /// Page -> line.
+    Hash(FxHashMap<u64, u32>),
+    /// Entry `page`: its line + 1, 0 when not cached (zero-filled memory is "empty").
+    Dense(Vec<u32>),
+}
+
+impl TagIndex {
+    #[inline]
+    fn get(&self, lpn: u64) -> Option<u32> {
+        match self {
+            TagIndex::Hash(m) => m.get(&lpn).copied(),
+            TagIndex::Dense(v) => match v.get(lpn as usize) {
+                Some(&i) if i > 0 => Some(i - 1),
+                _ => None,
+            },
+        }
+    }
+
+    #[inline]
+    fn insert(&mut self, lpn: u64, line: u32) {
+        match self {
+            TagIndex::Hash(m) => {
+                m.insert(lpn, line);
+            }
+            TagIndex::Dense(v) => match v.get_mut(lpn as usize) {
+                Some(e) => *e = line + 1,
+                // A page beyond the device's count (the device refuses those first).
+                None => {
+                    let mut m: FxHashMap<u64, u32> = v
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &i)| i > 0)
+                        .map(|(p, &i)| (p as u64, i - 1))
+                        .collect();
+                    m.insert(lpn, line);
+                    *self = TagIndex::Hash(m);
+                }
+            },
+        }
+    }
+
+    #[inline]
+    fn remove(&mut self, lpn: u64) {
+        match self {
+            TagIndex::Hash(m) => {
+                m.remove(&lpn);
+            }
+            TagIndex::Dense(v) => {
+                if let Some(e) = v.get_mut(lpn as usize) {
+                    *e = 0;
+                }
+            }
+        }
+    }
 }
 
 /// The cache.
@@ -101,9 +162,20 @@ pub struct OnBoardCache {
 impl OnBoardCache {
     /// An all-Stale cache (call [`CacheConfig::validate`] first).
     pub fn new(cfg: CacheConfig) -> OnBoardCache {
+        OnBoardCache::with_pages(cfg, None)
+    }
+
+    /// An all-Stale cache in front of `pages` logical pages (page numbers `0..pages`;
+    /// a fully associative cache then indexes its tags with an array, one `u32` per
+    /// page, instead of a hash map). `None`, or more pages than a `u32` array of
+    /// 16 GiB holds, keeps the hash map.
+    pub fn with_pages(cfg: CacheConfig, pages: Option<u64>) -> OnBoardCache {
         let n = cfg.lines as usize;
         let full = matches!(cfg.assoc, Assoc::Full).then(|| FullIndex {
-            map: FxHashMap::with_capacity_and_hasher(n, Default::default()),
+            map: match pages {
+                Some(p) if p <= 1 << 32 => TagIndex::Dense(vec![0; p as usize]),
+                _ => TagIndex::Hash(FxHashMap::with_capacity_and_hasher(n, Default::default())),
+            },
             stale: LineSet::full(cfg.lines),
             clean: LineSet::new(cfg.lines),
         });
@@ -167,7 +239,7 @@ impl OnBoardCache {
     #[inline]
     fn find(&self, lpn: u64) -> Option<u32> {
         if let Some(f) = &self.full {
-            return f.map.get(&lpn).copied();
+            return f.map.get(lpn);
         }
         let base = self.set_base(lpn);
         (base..base + self.ways).find(|&i| {
@@ -268,7 +340,7 @@ impl OnBoardCache {
         let old = self.lines[i as usize];
         if let Some(f) = &mut self.full {
             if old.state != LineState::Stale {
-                f.map.remove(&old.tag);
+                f.map.remove(old.tag);
             }
             f.map.insert(lpn, i);
         }
@@ -374,7 +446,7 @@ impl OnBoardCache {
     #[inline]
     pub(crate) fn write_hint(&self, lpn: u64, cursor: &mut u32) -> Option<u64> {
         if let Some(f) = &self.full {
-            if f.map.contains_key(&lpn) || !f.stale.is_empty() || !f.clean.is_empty() {
+            if f.map.get(lpn).is_some() || !f.stale.is_empty() || !f.clean.is_empty() {
                 return None;
             }
             let i = *cursor;
@@ -447,7 +519,7 @@ impl OnBoardCache {
             LineState::Stale => {}
         }
         if let Some(f) = &mut self.full {
-            f.map.remove(&lpn);
+            f.map.remove(lpn);
             f.stale.insert(i);
         }
         self.lines[i as usize].state = LineState::Stale;

@@ -10,19 +10,21 @@
 //!   does; response time = completion - arrival. An APU flush takes a slot while it
 //!   runs, so at depth 1 a request arriving during a flush waits for it and the device
 //!   is the FCFS single server of Lindley's recurrence.
-//! * **Resources**: the *host link* (host interface, one serial lane), the *cache DRAM*
+//! * **Resources**: the *host link* (host interface, one lane), the *cache DRAM*
 //!   (its own resource, as in a real controller), both busy in proportion to the bytes
 //!   a request has in a page (a partial first or last page moves only its bytes),
 //!   `channels` flash buses (each shared by its ways, busy `t_channel` per page moved)
 //!   and `units = channels x ways` flash units (one operation at a time). Page `p` sits
 //!   on unit `p mod units`, unit `u` on channel `u mod channels` (consecutive pages go
-//!   to different channels first). Each resource runs its operations in the order the
-//!   device issues them - requests in admission order, a request's pages in ascending
-//!   order - each starting when the resource is free and its input is ready. Keeping
-//!   one "free at" time per resource makes the history follow from the admissions in
-//!   order: exact to the nanosecond, deterministic, no event heap. An operation never
-//!   overtakes one issued before it on the same resource (no read priority, no
-//!   out-of-order transfers).
+//!   to different channels first). A unit runs its operations in the order the device
+//!   issues them (requests in admission order, a request's pages in ascending order).
+//!   The link, the DRAM and each channel are shared lanes (module `lane`): an
+//!   operation takes the earliest idle interval, at or after the time its input is
+//!   ready, long enough for it, so a transfer whose data is ready leaves while one
+//!   issued before it still waits for its unit (completions and data leave in the
+//!   order they finish, as on an NVMe host interface; no head-of-line blocking). Placed
+//!   operations keep their places (no preemption); a unit serves a read queued behind
+//!   a program after it (no read priority).
 //! * **Pages** (the cache and the FTL see them in admission order; only the timing
 //!   overlaps):
 //!   - read hit: DRAM `t_cache`, then link `t_bus`;
@@ -33,9 +35,8 @@
 //!     dirty victim's line first programs the victim (`t_channel`, then `t_program` +
 //!     GC on the victim's unit), and the new data waits in the controller until that
 //!     program has finished (the line holds the victim's only copy until then): the
-//!     link carries the request's other transfers meanwhile and the new data's
-//!     `t_cache` follows the request's other DRAM accesses, so the on-demand flushes
-//!     of one request run on their units in parallel;
+//!     link and the DRAM carry other transfers meanwhile, so the on-demand flushes of
+//!     one request run on their units in parallel;
 //!   - write without a cache: link `t_bus`, then `t_channel` and `t_program` + GC on the
 //!     page's unit, which overlaps the next transfers;
 //!   - flash reads and programs stay whole pages; the cache's LRU time of a line is its
@@ -53,12 +54,11 @@ use crate::cache::OnBoardCache;
 use crate::config::SsdConfig;
 use crate::error::SsdError;
 use crate::flash::Flash;
+use crate::lane::{Lane, TimeQueue};
 use crate::list::NIL;
 use crate::metrics::{
     CacheReport, FlashOps, Histogram, Report, RespStats, Responses, Series, Timing,
 };
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use wafer_ftl::FtlError;
 use wafer_trace::{Op, Request};
 
@@ -104,14 +104,16 @@ pub struct Ssd<F: Flash> {
     /// When each flash unit is free.
     units: Vec<u64>,
     nunits: u64,
-    /// When each channel bus is free (used when `t_channel` > 0).
-    channels: Vec<u64>,
+    /// The channel buses (used when `t_channel` > 0).
+    channels: Vec<Lane>,
     nchannels: u64,
-    /// When the host link is free.
-    link: u64,
-    /// When the cache DRAM is free (a resource of its own: a controller's DRAM bus is
-    /// not its host interface).
-    dram: u64,
+    /// The host link.
+    link: Lane,
+    /// The cache DRAM (a resource of its own: a controller's DRAM bus is not its host
+    /// interface).
+    dram: Lane,
+    /// No operation placed from now on is ready before this (the last admission).
+    horizon: u64,
     page_size: u64,
     /// `log2(page_size)` when it is a power of two (page numbers by shifting).
     page_shift: Option<u32>,
@@ -124,9 +126,9 @@ pub struct Ssd<F: Flash> {
     /// Admission time of the last request (admission is first come, first served).
     admitted: u64,
     /// Ends of the commands (requests, APU flushes) in the device at the last admission.
-    slots: BinaryHeap<Reverse<u64>>,
+    slots: TimeQueue,
     /// Completion times of the requests in the system (waiting or in the device).
-    in_system: BinaryHeap<Reverse<u64>>,
+    in_system: TimeQueue,
     area: u128,
     area_t: u64,
     max_in_system: u64,
@@ -151,9 +153,6 @@ pub struct Ssd<F: Flash> {
     ops: FlashOps,
     /// Scratch for [`Ssd::prefetch`].
     hints: Vec<u64>,
-    /// Scratch of [`Ssd::serve`]: (victim program end, DRAM time) of the pages waiting
-    /// for their line.
-    waiting: Vec<(u64, u64)>,
     /// APU flushes counted at the last [`Ssd::prefetch`].
     apu_seen: u64,
 }
@@ -170,13 +169,16 @@ impl<F: Flash> Ssd<F> {
             )));
         }
         Ok(Ssd {
-            cache: cfg.cache.map(OnBoardCache::new),
+            cache: cfg
+                .cache
+                .map(|c| OnBoardCache::with_pages(c, Some(flash.logical_pages()))),
             units: vec![0; nunits as usize],
             nunits: u64::from(nunits),
-            channels: vec![0; nchannels as usize],
+            channels: vec![Lane::default(); nchannels as usize],
             nchannels: u64::from(nchannels),
-            link: 0,
-            dram: 0,
+            link: Lane::default(),
+            dram: Lane::default(),
+            horizon: 0,
             page_size: flash.page_size(),
             page_shift: flash
                 .page_size()
@@ -190,8 +192,8 @@ impl<F: Flash> Ssd<F> {
             last_arrival: 0,
             free_at: 0,
             admitted: 0,
-            slots: BinaryHeap::with_capacity(cfg.queue_depth.min(1 << 16) as usize + 1),
-            in_system: BinaryHeap::new(),
+            slots: TimeQueue::default(),
+            in_system: TimeQueue::default(),
             area: 0,
             area_t: 0,
             max_in_system: 0,
@@ -215,7 +217,6 @@ impl<F: Flash> Ssd<F> {
             series: Series::new(SERIES_POINTS),
             ops: FlashOps::default(),
             hints: Vec::new(),
-            waiting: Vec::new(),
             apu_seen: 0,
         })
     }
@@ -327,9 +328,9 @@ impl<F: Flash> Ssd<F> {
             ready.max(self.units[u]) + d
         } else {
             let c = self.channel(u);
-            let x = ready.max(self.units[u]).max(self.channels[c]) + tch;
-            self.channels[c] = x;
-            x + d
+            let ch = &mut self.channels[c];
+            ch.forget_before(self.horizon);
+            ch.place(ready.max(self.units[u]), tch) + tch + d
         };
         self.units[u] = e;
         Ok(e)
@@ -347,8 +348,9 @@ impl<F: Flash> Ssd<F> {
         let tch = self.cfg.t_channel_ns;
         if tch > 0 {
             let c = self.channel(u);
-            e = e.max(self.channels[c]) + tch;
-            self.channels[c] = e;
+            let ch = &mut self.channels[c];
+            ch.forget_before(self.horizon);
+            e = ch.place(e, tch) + tch;
         }
         self.units[u] = e;
         Ok(e)
@@ -375,7 +377,7 @@ impl<F: Flash> Ssd<F> {
             let e = self.program_at(victim, fire)?;
             self.ops.apu_programs += 1;
             self.apu_busy += e - fire;
-            self.slots.push(Reverse(e));
+            self.slots.push(e);
             self.busy(fire, e);
         }
     }
@@ -383,7 +385,7 @@ impl<F: Flash> Ssd<F> {
     /// Bring the time integral of N(t) up to `t`, retiring completions up to it.
     #[inline]
     fn advance_queue(&mut self, t: u64) {
-        while let Some(&Reverse(c)) = self.in_system.peek() {
+        while let Some(c) = self.in_system.peek() {
             if c > t {
                 break;
             }
@@ -403,7 +405,7 @@ impl<F: Flash> Ssd<F> {
         let mut t = a.max(self.admitted);
         let depth = self.cfg.queue_depth as usize;
         loop {
-            while let Some(&Reverse(c)) = self.slots.peek() {
+            while let Some(c) = self.slots.peek() {
                 if c > t {
                     break;
                 }
@@ -413,7 +415,7 @@ impl<F: Flash> Ssd<F> {
                 break;
             }
             // Full: wait for the earliest command to finish (the loop retires it).
-            t = self.slots.peek().map_or(t, |&Reverse(c)| c);
+            t = self.slots.peek().unwrap_or(t);
         }
         self.admitted = t;
         t
@@ -505,9 +507,9 @@ impl<F: Flash> Ssd<F> {
         }
         let start = self.admit(a);
         let (done, pages) = self.serve(req, start)?;
-        self.slots.push(Reverse(done));
+        self.slots.push(done);
         self.request_busy += self.busy(start, done);
-        self.in_system.push(Reverse(done));
+        self.in_system.push(done);
         self.max_in_system = self.max_in_system.max(self.in_system.len() as u64);
         let resp = done - a;
         self.h_all.record(resp);
@@ -552,13 +554,13 @@ impl<F: Flash> Ssd<F> {
             self.wrapped += 1;
         }
         let (head, tail) = self.edges(req);
-        // `link`, `dram`: when the host link and the cache DRAM are free; `done`: the
-        // latest page completion.
-        let mut link = self.link.max(start);
-        let mut dram = self.dram.max(start);
+        // Nothing from now on is ready before this admission: the lanes forget the
+        // intervals that end before it.
+        self.horizon = start;
+        self.link.forget_before(start);
+        self.dram.forget_before(start);
+        // `done`: the latest page completion.
         let mut done = start;
-        let mut waiting = std::mem::take(&mut self.waiting);
-        waiting.clear();
         for p in first..=last {
             let lpn = if p >= lp { p % lp } else { p };
             // Link and DRAM move the request's bytes in this page; flash moves the page.
@@ -570,29 +572,29 @@ impl<F: Flash> Ssd<F> {
                 Op::Read => {
                     if let Some(c) = &mut self.cache {
                         if c.read(lpn, start) {
-                            dram += tc;
-                            link = link.max(dram) + tb;
-                            done = done.max(link);
+                            let d = self.dram.place(start, tc) + tc;
+                            done = done.max(self.link.place(d, tb) + tb);
                             continue;
                         }
                     }
                     let e = self.read_at(lpn, start)?;
-                    link = link.max(e) + tb;
-                    done = done.max(link);
+                    done = done.max(self.link.place(e, tb) + tb);
                 }
                 Op::Write => {
-                    link += tb;
+                    let moved = self.link.place(start, tb) + tb;
                     if let Some(c) = &mut self.cache {
-                        if let Some(v) = c.write(lpn, start) {
-                            let e = self.program_at(v, link)?;
-                            self.ops.on_demand_programs += 1;
-                            waiting.push((e, tc));
-                        } else {
-                            dram = dram.max(link) + tc;
-                            done = done.max(dram);
-                        }
+                        // A page that needs a dirty victim's line enters it after the
+                        // victim's program (the line holds the victim's only copy).
+                        let ready = match c.write(lpn, start) {
+                            Some(v) => {
+                                self.ops.on_demand_programs += 1;
+                                self.program_at(v, moved)?
+                            }
+                            None => moved,
+                        };
+                        done = done.max(self.dram.place(ready, tc) + tc);
                     } else {
-                        let e = self.program_at(lpn, link)?;
+                        let e = self.program_at(lpn, moved)?;
                         self.ops.direct_programs += 1;
                         done = done.max(e);
                     }
@@ -605,15 +607,6 @@ impl<F: Flash> Ssd<F> {
                 }
             }
         }
-        // Pages that waited for their victim's program enter the cache after the
-        // request's other DRAM accesses, in page order.
-        for &(e, tc) in &waiting {
-            dram = dram.max(e) + tc;
-            done = done.max(dram);
-        }
-        self.waiting = waiting;
-        self.link = link;
-        self.dram = dram;
         Ok((done, last - first + 1))
     }
 

@@ -4,7 +4,7 @@
 //!
 //! Requests arrive at trace timestamps or from an [`Arrival`] process, are admitted in
 //! arrival order up to the native command queueing depth, and are served concurrently
-//! by the [`OnBoardCache`], a serial host link and the parallel units of a [`Flash`]
+//! by the [`OnBoardCache`], a host link and the parallel units of a [`Flash`]
 //! back end: a wafer-ftl FTL ([`FtlFlash`], whose GC and merge work is charged to the
 //! operation that caused it, on its unit) or constant page times ([`FixedFlash`]). The
 //! timing model is documented in [`device`]; the cache in [`cache`].
@@ -32,6 +32,7 @@ mod config;
 pub mod device;
 mod error;
 mod flash;
+mod lane;
 mod lineset;
 mod list;
 pub mod metrics;

@@ -349,3 +349,60 @@ fn a_closed_loop_refills_as_requests_complete_out_of_order() {
         ]
     );
 }
+
+#[test]
+fn transfers_leave_in_the_order_they_finish() {
+    // No cache, two units. W0 (unit 0): link 0-10, program 10-210. R2 (unit 0) at
+    // 1 us waits for it: read 210-235, link 235-245. R1 (unit 1) at 2 us reads 2-27
+    // and crosses the link at once, 27-37: the request issued last finishes first.
+    // (With the link in issue order R1's transfer waited for R2's: 245-255.)
+    let reqs = [req(0, W, 0), req(US, R, 2), req(2 * US, R, 1)];
+    let c = submit_all(&mut device(None, 2, 32), &reqs);
+    assert_eq!(c[1].done_ns, 245 * US);
+    assert_eq!(c[2].done_ns, 37 * US);
+    assert!(c[2].done_ns < c[1].done_ns);
+}
+
+#[test]
+fn a_read_is_not_held_behind_programs_on_another_unit() {
+    // Four units on one channel, 30 us per page on it, no link time. W0 and W4
+    // (unit 0): channel 0-30, program 30-230; the second moves in when the unit is
+    // free, channel 230-260, program 260-460. R1 (unit 1) at 1 us reads 1-26 and
+    // moves out in the channel's first gap, 30-60. (A channel in issue order held it
+    // until 260: out at 290.)
+    let cfg = SsdConfig {
+        cache: None,
+        t_bus_ns: 0,
+        t_channel_ns: 30 * US,
+        ..SsdConfig::default()
+    };
+    let mut ssd = Ssd::new(cfg, Recording::new(25 * US, 200 * US, 4)).unwrap();
+    let c = submit_all(&mut ssd, &[req(0, W, 0), req(0, W, 4), req(US, R, 1)]);
+    assert_eq!(spans(&c), vec![(0, 230 * US), (0, 460 * US), (US, 60 * US)]);
+}
+
+#[test]
+fn a_read_hit_is_not_held_behind_an_on_demand_program() {
+    // Two direct-mapped lines on two units. W0, W1 fill them (done by 30 us). At 1 ms
+    // W2 needs line 0: link 1000-1010, victim 0 programs 1010-1210 on unit 0, then the
+    // new data enters the DRAM 1210-1220. R1 at 1001 us hits line 1: DRAM 1001-1011,
+    // link 1011-1021, 20 us, although W2's DRAM access was issued before it. (A DRAM
+    // in issue order held the hit until 1220: 1220-1230, link 1230-1240.)
+    let cache = CacheConfig {
+        lines: 2,
+        assoc: Assoc::Ways(1),
+        apu: Apu::Off,
+    };
+    let mut ssd = device(Some(cache), 2, 32);
+    let reqs = [
+        req(0, W, 0),
+        req(0, W, 1),
+        req(MS, W, 2),
+        req(MS + US, R, 1),
+    ];
+    let c = submit_all(&mut ssd, &reqs);
+    assert_eq!(c[2].done_ns, MS + 220 * US);
+    assert_eq!(c[3].done_ns, MS + 21 * US);
+    assert_eq!(c[3].response_ns(), 20 * US);
+    assert_eq!(ssd.flash().log, vec![FlashOp::Wb(0)]);
+}
