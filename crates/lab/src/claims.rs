@@ -899,12 +899,10 @@ fn plain_ratio(r: f64, form: Form) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroU32;
-    use wafer_cache::CostModel;
     use wafer_ftl::aging::Aging;
 
     use crate::result::FtlSummary;
-    use crate::spec::{Access, PageSize, RunSpec, VERSION};
+    use crate::spec::RunSpec;
 
     fn claim(form: Form, paper: Option<f64>) -> Claim {
         Claim {
@@ -1057,24 +1055,10 @@ mod tests {
         CellResult {
             id: policy.into(),
             params: RunSpec {
-                trace: "t".into(),
-                trace_checksum: "00".into(),
-                format: None,
-                access: Access::Page,
                 policy: policy.into(),
-                cache: "1MiB".into(),
-                page_size: PageSize::new(4096).unwrap(),
-                pages_per_block: NonZeroU32::new(1024).unwrap(),
                 device: "d".into(),
-                device_spec: String::new(),
-                address_map: None,
                 aging: Some(Aging::default()),
-                warmup: 0,
-                write_miss_fetch: false,
-                flush_at_end: false,
-                cost: CostModel::default(),
-                series_every: 0,
-                version: VERSION.into(),
+                ..crate::spec::example()
             },
             capacity_pages: 256,
             footprint_pages: 1000,

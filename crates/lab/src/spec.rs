@@ -141,31 +141,37 @@ impl RunSpec {
     }
 }
 
+/// A cell of LRU at 1 MiB on trace `t`, no device: what unit tests vary.
+#[cfg(test)]
+pub(crate) fn example() -> RunSpec {
+    RunSpec {
+        trace: "t".into(),
+        trace_checksum: "00".into(),
+        format: None,
+        access: Access::Page,
+        policy: "lru".into(),
+        cache: "1MiB".into(),
+        page_size: PageSize::new(4096).unwrap(),
+        pages_per_block: NonZeroU32::new(1024).unwrap(),
+        device: "none".into(),
+        device_spec: String::new(),
+        address_map: None,
+        aging: None,
+        warmup: 0,
+        write_miss_fetch: false,
+        flush_at_end: false,
+        cost: CostModel::default(),
+        series_every: 0,
+        version: VERSION.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn spec() -> RunSpec {
-        RunSpec {
-            trace: "t".into(),
-            trace_checksum: "00".into(),
-            format: None,
-            access: Access::Page,
-            policy: "lru".into(),
-            cache: "1MiB".into(),
-            page_size: PageSize::new(4096).unwrap(),
-            pages_per_block: NonZeroU32::new(1024).unwrap(),
-            device: "none".into(),
-            device_spec: String::new(),
-            address_map: None,
-            aging: None,
-            warmup: 0,
-            write_miss_fetch: false,
-            flush_at_end: false,
-            cost: CostModel::default(),
-            series_every: 0,
-            version: VERSION.into(),
-        }
+        example()
     }
 
     #[test]

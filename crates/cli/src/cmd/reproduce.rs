@@ -43,8 +43,8 @@ pub struct Args {
     #[arg(short = 'j', long, default_value_t = 0)]
     pub jobs: usize,
     /// The same design on the first trace of each group at its smallest and largest
-    /// cache size (devices and aging unchanged; apu: every benchmark, at 8 and 256 MB):
-    /// a check that runs in about a minute.
+    /// cache size, with at most 3 replicates (devices and aging unchanged; apu: every
+    /// benchmark, at 8 and 256 MB): a check in minutes (`--replicates 1`: about one).
     #[arg(long)]
     pub quick: bool,
     /// Independent agings of every device cell (default: the study file's, at most
