@@ -349,8 +349,8 @@ impl Claim {
     }
 
     /// The cells of `results` that pair with this claim's policy and baseline, with
-    /// each pair's metric values `(policy, baseline)` and `trace @ cache` (same
-    /// trace, cache size, device and aging seed).
+    /// each pair's metric values `(policy, baseline)` (same trace, cache size,
+    /// device, measurement and aging seed).
     fn pairs<'a>(
         &self,
         metric: Metric,
@@ -366,6 +366,7 @@ impl Claim {
                     && b.params.device == self.device
                     && b.params.cache == a.params.cache
                     && b.params.trace == a.params.trace
+                    && b.params.measure == a.params.measure
                     && seed_of(b) == seed_of(a)
             });
             if let (Some(b), Some(x)) = (b, metric.of(a)) {

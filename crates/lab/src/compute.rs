@@ -17,12 +17,12 @@ use wafer_cache::{
     run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
 };
 use wafer_ftl::{AnyFtl, Ftl, FtlError};
-use wafer_trace::Op;
+use wafer_trace::{Op, Request};
 
 use crate::error::LabError;
 use crate::experiment::{DeviceChoice, GridPos, Plan};
 use crate::result::{CellResult, Decimator, FtlSummary};
-use crate::spec::{RunSpec, VERSION};
+use crate::spec::{Measure, RunSpec, VERSION};
 use crate::timed::TimedDevice;
 
 /// Points kept of each write pattern (Fig. 10 scatter).
@@ -223,6 +223,9 @@ pub(crate) fn compute(
         None => None,
     };
     let mut sink = CellSink::new(dev, cfg.unit(), file);
+    if params.measure == Measure::Steady {
+        sink = sink.recording();
+    }
     let mut reader;
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
@@ -244,19 +247,32 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    let (dev, remapped, before_flush, write_pattern) = sink.into_parts();
+    let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
+    // Steady state: the cell's own stream again, pass after pass, then one measured.
+    let mut steady = None;
+    if let (Some(d), Some((reqs, flush_at))) = (dev.as_mut(), recorded) {
+        let s = steady_passes(d, &reqs, flush_at).map_err(|e| fail(e.to_string()))?;
+        before_flush = s.before_flush.clone();
+        steady = Some(s);
+    }
     let ftl = dev.map(|d| {
         let rw_log_blocks = match d.ftl() {
             AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
             _ => None,
         };
-        FtlSummary::from_metrics(
+        let start = steady.as_ref().map_or(0, |s| s.start_ns);
+        let mut f = FtlSummary::from_metrics(
             &d.ftl().metrics(),
-            d.elapsed_ns(),
+            d.elapsed_ns() - start,
             before_flush.as_ref(),
             remapped,
             rw_log_blocks,
-        )
+        );
+        if let Some(s) = &steady {
+            f.passes = s.passes;
+            f.settled = Some(s.settled);
+        }
+        f
     });
     Ok(CellResult {
         id,
@@ -275,6 +291,59 @@ pub(crate) fn compute(
     })
 }
 
+/// What preconditioning a device with a cell's own stream left: the passes run, whether
+/// they settled, when the measured pass began, and the device at its end flush.
+struct Steady {
+    passes: u64,
+    settled: bool,
+    start_ns: u64,
+    before_flush: Option<(wafer_ftl::Metrics, u64)>,
+}
+
+/// Replay `reqs` (the cell's after-cache stream, its end flush from `flush_at`) on
+/// `d` pass after pass until the per-pass erases and busy time settle
+/// ([`crate::steady`]) or [`crate::steady::MAX_PASSES`] passes have run, the first
+/// being the pass the cell just ran; then reset the counters and replay one more
+/// pass, the one measured.
+fn steady_passes(
+    d: &mut TimedDevice,
+    reqs: &[Request],
+    flush_at: Option<usize>,
+) -> Result<Steady, FtlError> {
+    use crate::steady::{window_is_steady, MAX_PASSES};
+    let mut erases = Vec::new();
+    let mut busy = Vec::new();
+    loop {
+        let c = d.ftl().metrics().counters;
+        erases.push(c.erases as f64);
+        busy.push(c.busy_ns as f64);
+        let settled = window_is_steady(&erases) && window_is_steady(&busy);
+        if settled || erases.len() >= MAX_PASSES {
+            break;
+        }
+        d.reset_counters();
+        for r in reqs {
+            d.submit(r)?;
+        }
+    }
+    let settled = window_is_steady(&erases) && window_is_steady(&busy);
+    d.reset_counters();
+    let start_ns = d.elapsed_ns();
+    let mut before_flush = None;
+    for (i, r) in reqs.iter().enumerate() {
+        if Some(i) == flush_at {
+            before_flush = Some((d.ftl().metrics(), d.elapsed_ns() - start_ns));
+        }
+        d.submit(r)?;
+    }
+    Ok(Steady {
+        passes: erases.len() as u64,
+        settled,
+        start_ns,
+        before_flush,
+    })
+}
+
 /// The after-cache sink of one cell: feeds the device (the FTL in the timed model,
 /// through the cell's address map), optionally a file, and samples the write pattern.
 pub struct CellSink {
@@ -285,6 +354,9 @@ pub struct CellSink {
     pattern: Decimator,
     error: Option<FtlError>,
     before_flush: Option<(wafer_ftl::Metrics, u64)>,
+    /// The requests sent to the device, kept to replay them (`measure = "steady"`),
+    /// and where the end flush began among them.
+    record: Option<(Vec<Request>, Option<usize>)>,
 }
 
 impl CellSink {
@@ -298,12 +370,19 @@ impl CellSink {
             pattern: Decimator::new(PATTERN_POINTS),
             error: None,
             before_flush: None,
+            record: None,
         }
     }
 
+    /// Keep the requests sent to the device, to replay them.
+    pub fn recording(mut self) -> CellSink {
+        self.record = Some((Vec::new(), None));
+        self
+    }
+
     /// The device, the operations the address map moved, the device's metrics and
-    /// elapsed time when flush-at-end began (None without a flush), and the sampled
-    /// write pattern.
+    /// elapsed time when flush-at-end began (None without a flush), the sampled
+    /// write pattern, and the requests kept ([`CellSink::recording`]).
     #[allow(clippy::type_complexity)]
     pub fn into_parts(
         self,
@@ -312,12 +391,14 @@ impl CellSink {
         u64,
         Option<(wafer_ftl::Metrics, u64)>,
         Vec<(u64, u64)>,
+        Option<(Vec<Request>, Option<usize>)>,
     ) {
         (
             self.dev,
             self.remapped,
             self.before_flush,
             self.pattern.points,
+            self.record,
         )
     }
 }
@@ -339,8 +420,14 @@ impl CellSink {
         if let Some(dev) = self.dev.as_mut() {
             if op.kind == IoKind::Flush && self.before_flush.is_none() {
                 self.before_flush = Some((dev.ftl().metrics(), dev.elapsed_ns()));
+                if let Some((reqs, at)) = self.record.as_mut() {
+                    *at = Some(reqs.len());
+                }
             }
             let req = op.request(self.unit);
+            if let Some((reqs, _)) = self.record.as_mut() {
+                reqs.push(req);
+            }
             if self.error.is_none() {
                 match dev.submit(&req) {
                     Ok(moved) => self.remapped += u64::from(moved),

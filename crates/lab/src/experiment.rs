@@ -32,7 +32,7 @@ use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
 use crate::claims::Claim;
 use crate::error::LabError;
-use crate::spec::{Access, PageSize, RunSpec, VERSION};
+use crate::spec::{Access, Measure, PageSize, RunSpec, VERSION};
 use crate::study_def::{PaperSetup, Sensitivity, TraceGroup};
 
 /// Where a run sits in the grid: indices into the plan's traces, policies, sizes and
@@ -340,6 +340,11 @@ pub struct Experiment {
     /// the median with its range (`docs/experiments.md`, "Verdicts").
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub replicates: u32,
+    /// What device cells measure: `as-captured` (default: the stream once on the aged
+    /// device) or `steady` (preconditioned with the cell's own stream until it
+    /// settles, then one more pass; `docs/experiments.md`, "Steady state").
+    #[serde(default, skip_serializing_if = "is_as_captured")]
+    pub measure: Measure,
     /// Accesses of a warm-up prefix (counts, not measured).
     #[serde(default)]
     pub warmup: u64,
@@ -391,6 +396,9 @@ fn page_size() -> String {
 }
 fn one() -> u32 {
     1
+}
+fn is_as_captured(m: &Measure) -> bool {
+    *m == Measure::AsCaptured
 }
 fn is_one(n: &u32) -> bool {
     *n == 1
@@ -625,6 +633,7 @@ impl Experiment {
             address_map: compact(),
             aging: None,
             replicates: 1,
+            measure: Measure::AsCaptured,
             warmup: 0,
             write_miss_fetch: false,
             flush_at_end: false,
@@ -1120,6 +1129,10 @@ impl Plan {
                                         Some(Aging { seed, ..a.clone() })
                                     }
                                     _ => None,
+                                },
+                                measure: match d {
+                                    DeviceChoice::None => Measure::AsCaptured,
+                                    DeviceChoice::Device(..) => e.measure,
                                 },
                                 warmup: e.warmup,
                                 write_miss_fetch: e.write_miss_fetch,

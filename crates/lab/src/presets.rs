@@ -780,7 +780,10 @@ impl Preset {
             row(
                 "workload",
                 &setup.workload,
-                format!("stand-ins, each group judged on its own: {}", workloads.join("; ")),
+                format!(
+                    "stand-ins, each group judged on its own: {}",
+                    workloads.join("; ")
+                ),
             ),
             row("cache sizes", &setup.sizes, sizes.join("; ")),
             row("device and FTL", &setup.device, devices.join("; ")),
@@ -789,7 +792,12 @@ impl Preset {
                 "measurement window",
                 "not stated",
                 format!(
-                    "{}; device counters reset after aging, so the aging residue (blocks aging left partly valid) is met during the measurement, as on a used card, and not counted itself",
+                    "{}; {}",
+                    if plan.exp.measure == crate::spec::Measure::Steady {
+                        "each cell's after-cache stream replayed on its aged device pass after pass until the device settles (docs/experiments.md, \"Steady state\"), then one pass measured"
+                    } else {
+                        "device counters reset after aging, so the aging residue (blocks aging left partly valid) is met during the measurement, as on a used card, and not counted itself"
+                    },
                     if plan.exp.warmup == 0 {
                         "the whole trace from a cold cache (no cache warm-up)".to_string()
                     } else {

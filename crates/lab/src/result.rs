@@ -62,6 +62,13 @@ pub struct FtlSummary {
     pub busy_ns_before_flush: u64,
     /// Elapsed time of the replay before flush-at-end began, ns.
     pub elapsed_ns_before_flush: u64,
+    /// Passes of the cell's own stream that preconditioned the device before the
+    /// measured one (`measure = "steady"`; 0 as captured).
+    #[serde(default)]
+    pub passes: u64,
+    /// Whether those passes settled (`crate::steady`); None as captured.
+    #[serde(default)]
+    pub settled: Option<bool>,
 }
 
 impl FtlSummary {
@@ -101,6 +108,8 @@ impl FtlSummary {
             host_write_pages_before_flush: b.host_write_pages,
             busy_ns_before_flush: b.busy_ns,
             elapsed_ns_before_flush: elapsed_before,
+            passes: 0,
+            settled: None,
         }
     }
 }
@@ -201,6 +210,7 @@ impl CellResult {
         );
         // The replicate: empty without aging.
         put("aging_seed", p.aging.as_ref().map(|a| a.seed).into());
+        put("measure", p.measure.name().into());
         put("warmup", p.warmup.into());
         put("write_miss_fetch", p.write_miss_fetch.into());
         put("flush_at_end", p.flush_at_end.into());

@@ -75,6 +75,32 @@ pub enum Access {
     Record,
 }
 
+/// What a device cell measures (`docs/experiments.md`, "Steady state").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// The after-cache stream once, on the aged device as aging left it.
+    #[default]
+    AsCaptured,
+    /// The stream replayed pass after pass until the device settles
+    /// ([`crate::steady`]), then one more pass measured.
+    Steady,
+}
+
+impl Measure {
+    /// Its name in rows and files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Measure::AsCaptured => "as-captured",
+            Measure::Steady => "steady",
+        }
+    }
+
+    fn is_as_captured(&self) -> bool {
+        *self == Measure::AsCaptured
+    }
+}
+
 /// Everything that determines one run's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSpec {
@@ -102,6 +128,10 @@ pub struct RunSpec {
     pub address_map: Option<AddressMap>,
     /// Aging before measuring.
     pub aging: Option<Aging>,
+    /// What a device cell measures (left out of the id when as captured, so cells
+    /// stored before the option existed keep theirs).
+    #[serde(default, skip_serializing_if = "Measure::is_as_captured")]
+    pub measure: Measure,
     /// Warm-up accesses.
     pub warmup: u64,
     /// Fetch on write miss.
@@ -157,6 +187,7 @@ pub(crate) fn example() -> RunSpec {
         device_spec: String::new(),
         address_map: None,
         aging: None,
+        measure: Measure::AsCaptured,
         warmup: 0,
         write_miss_fetch: false,
         flush_at_end: false,

@@ -60,6 +60,13 @@ impl TimedDevice {
         &mut self.map
     }
 
+    /// Set the FTL's counters to zero (the device's state is kept): what follows is
+    /// measured alone.
+    pub fn reset_counters(&mut self) {
+        use wafer_ftl::Ftl;
+        self.ssd.flash_mut().ftl_mut().reset_counters();
+    }
+
     /// Elapsed time of the replay so far, ns (the last completion).
     pub fn elapsed_ns(&self) -> u64 {
         self.now

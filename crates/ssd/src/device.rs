@@ -236,6 +236,11 @@ impl<F: Flash> Ssd<F> {
         &self.flash
     }
 
+    /// The flash back end, to reset its counters between measured passes.
+    pub fn flash_mut(&mut self) -> &mut F {
+        &mut self.flash
+    }
+
     /// The parallel unit of page `p`.
     #[inline]
     fn unit(&self, p: u64) -> usize {

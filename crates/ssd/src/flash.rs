@@ -73,6 +73,11 @@ impl FtlFlash {
     pub fn ftl(&self) -> &AnyFtl {
         &self.ftl
     }
+
+    /// The FTL, to reset its counters between measured passes.
+    pub fn ftl_mut(&mut self) -> &mut AnyFtl {
+        &mut self.ftl
+    }
 }
 
 impl Flash for FtlFlash {
