@@ -5,11 +5,7 @@
 //! studies are files of this schema under `studies/` of the repository
 //! (`docs/experiments.md`, "Studies").
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
-
-use crate::experiment::TraceDef;
 
 /// The paper's own setup, as its text states it (`[paper]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -55,16 +51,6 @@ pub struct TraceGroup {
     /// What the group's workloads differ in from the paper's.
     #[serde(default = "not_stated")]
     pub differences: String,
-}
-
-impl TraceGroup {
-    /// The labels its traces carry in results.
-    pub fn labels(&self) -> Vec<String> {
-        self.traces
-            .iter()
-            .map(|t| TraceDef::file(PathBuf::from(t)).label())
-            .collect()
-    }
 }
 
 /// What a sensitivity point replaces.
