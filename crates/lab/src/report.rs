@@ -61,7 +61,7 @@ pub struct VerdictRow {
 const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
-nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}td.l small{color:#555}.v-supported{background:#e3f4e6}.v-inconclusive{background:#fff3d6}.v-contradicted{background:#fbe2e0}\
+nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}td.l small{color:#555}.v-supported{background:#e3f4e6}.v-inconclusive{background:#fff3d6}.v-contradicted{background:#fbe2e0}.v-no-difference,.v-not-measurable{background:#eceff3}\
 table.verdicts,table.setup{font-size:13px;width:100%}table.verdicts td,table.setup td{vertical-align:top}table.setup td{text-align:left}\
 details{margin:.6em 0}summary{cursor:pointer;font-weight:bold;font-size:14px}.key{font-size:13px;color:#444}.provenance code{white-space:pre-wrap;word-break:break-all}pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:12px}.note{background:#fff7e0;padding:.6em 1em;border-left:4px solid #e0a000}";
 
@@ -256,7 +256,7 @@ fn preface_html(p: &Preface) -> String {
     if !p.verdicts.is_empty() {
         h.push_str("<h2 id=\"verdicts\">Verdicts</h2>");
         h.push_str(&verdict_table(&p.verdicts));
-        h.push_str("<p class=\"key\">The paper's and wafer's figures compare the proposed policy's metric with the baseline's (lower is better for every metric); wafer's is the mean over the group's traces, with the traces' range under it. Cells favourable: the trace x cache size pairs where the policy beats the baseline. <i>Supported</i>: favourable on every trace and at least half the paper's effect; <i>contradicted</i>: favourable on no trace; <i>inconclusive</i>: otherwise (docs/experiments.md, \"Verdicts\"). The reasons quote figures as the command prints them: a reduction 1 - policy/baseline (+29% is 29% lower), a ratio baseline/policy.</p>");
+        h.push_str("<p class=\"key\">The paper's and wafer's figures compare the proposed policy's metric with the baseline's (lower is better for every metric); wafer's is the geometric mean over the group's traces (the median over the aging replicates, with their range), the traces' range under it. Cells favourable: the trace x cache size x replicate cells where the policy beats the baseline by more than the 0.5% dead band. <i>Supported</i>: favourable on every trace, in most cells and every replicate, and at least half the paper's effect; <i>contradicted</i>: favourable on no trace and in fewer than half of the cells; <i>no difference</i>: inside the dead band, or a replicate range that reaches it; <i>not measurable</i>: decided by what neither policy causes (aging residue, a saturated baseline, a zero denominator); <i>inconclusive</i>: otherwise (docs/experiments.md, \"Verdicts\"). The reasons quote figures as the command prints them: a reduction 1 - policy/baseline (+29% is 29% lower), a ratio baseline/policy.</p>");
     }
     if let Some(c) = &p.glance {
         let _ = write!(
@@ -332,7 +332,8 @@ fn verdict_table(rows: &[VerdictRow]) -> String {
                     .as_ref()
                     .map_or(String::new(), |x| format!("<br><small>{}</small>", esc(x))),
                 esc(&r.cells),
-                esc(&r.verdict),
+                // One class per verdict: "no difference" is `v-no-difference`.
+                esc(&r.verdict.replace(' ', "-")),
                 esc(&r.verdict),
                 esc(&r.why)
             );
