@@ -22,6 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::result::CellResult;
+use crate::spec::Measure;
 
 /// How a comparison reads a cell (lower is better for every metric). In a study file:
 /// `elapsed`, `device-time`, `erases`, `erases-before-flush`, `cost-time`,
@@ -482,11 +483,16 @@ impl Claim {
     }
 
     /// The share of the baseline's erases that are FAST full merges both policies
-    /// make (the smaller count of each pair), over every pair of cells; None when
-    /// the pairs erase nothing or have no FAST card.
+    /// make (the smaller count of each pair), over every pair of cells measured as
+    /// captured; None when the pairs erase nothing or have no FAST card.
     pub fn residue_share(&self, results: &[CellResult]) -> Option<f64> {
         let (mut common, mut erases) = (0u64, 0u64);
         for (a, b, _, _) in self.pairs(Metric::Erases, results) {
+            // Preconditioning spends what aging left: a steady-state cell's merges are
+            // the stream's own.
+            if a.params.measure != Measure::AsCaptured {
+                continue;
+            }
             let (Some(fa), Some(fb)) = (&a.ftl, &b.ftl) else {
                 continue;
             };

@@ -224,7 +224,7 @@ pub(crate) fn compute(
     };
     let mut sink = CellSink::new(dev, cfg.unit(), file);
     if params.measure == Measure::Steady {
-        sink = sink.recording();
+        sink.recording();
     }
     let mut reader;
     let input = match input {
@@ -300,11 +300,11 @@ struct Steady {
     before_flush: Option<(wafer_ftl::Metrics, u64)>,
 }
 
-/// Replay `reqs` (the cell's after-cache stream, its end flush from `flush_at`) on
-/// `d` pass after pass until the per-pass erases and busy time settle
-/// ([`crate::steady`]) or [`crate::steady::MAX_PASSES`] passes have run, the first
-/// being the pass the cell just ran; then reset the counters and replay one more
-/// pass, the one measured.
+/// Replay `reqs` (the cell's after-cache stream in device addresses, its end flush
+/// from `flush_at`) on `d` pass after pass until the per-pass erases and busy time
+/// settle ([`crate::steady`]) or [`crate::steady::MAX_PASSES`] passes have run, the
+/// first being the pass the cell just ran; then reset the counters and replay one
+/// more pass, the one measured.
 fn steady_passes(
     d: &mut TimedDevice,
     reqs: &[Request],
@@ -323,7 +323,7 @@ fn steady_passes(
         }
         d.reset_counters();
         for r in reqs {
-            d.submit(r)?;
+            d.precondition(r)?;
         }
     }
     let settled = window_is_steady(&erases) && window_is_steady(&busy);
@@ -334,7 +334,7 @@ fn steady_passes(
         if Some(i) == flush_at {
             before_flush = Some((d.ftl().metrics(), d.elapsed_ns() - start_ns));
         }
-        d.submit(r)?;
+        d.replay(r)?;
     }
     Ok(Steady {
         passes: erases.len() as u64,
@@ -375,17 +375,20 @@ impl CellSink {
     }
 
     /// Keep the requests sent to the device, to replay them.
-    pub fn recording(mut self) -> CellSink {
-        self.record = Some((Vec::new(), None));
-        self
+    pub fn recording(&mut self) {
+        if let Some(d) = self.dev.as_mut() {
+            d.recording();
+            self.record = Some((Vec::new(), None));
+        }
     }
 
     /// The device, the operations the address map moved, the device's metrics and
     /// elapsed time when flush-at-end began (None without a flush), the sampled
-    /// write pattern, and the requests kept ([`CellSink::recording`]).
+    /// write pattern, and the requests kept ([`CellSink::recording`], in device
+    /// addresses) with where the end flush began among them.
     #[allow(clippy::type_complexity)]
     pub fn into_parts(
-        self,
+        mut self,
     ) -> (
         Option<TimedDevice>,
         u64,
@@ -393,6 +396,9 @@ impl CellSink {
         Vec<(u64, u64)>,
         Option<(Vec<Request>, Option<usize>)>,
     ) {
+        if let (Some((reqs, _)), Some(d)) = (self.record.as_mut(), self.dev.as_mut()) {
+            *reqs = d.take_recorded();
+        }
         (
             self.dev,
             self.remapped,
@@ -420,14 +426,11 @@ impl CellSink {
         if let Some(dev) = self.dev.as_mut() {
             if op.kind == IoKind::Flush && self.before_flush.is_none() {
                 self.before_flush = Some((dev.ftl().metrics(), dev.elapsed_ns()));
-                if let Some((reqs, at)) = self.record.as_mut() {
-                    *at = Some(reqs.len());
+                if let Some((_, at)) = self.record.as_mut() {
+                    *at = Some(dev.recorded_len());
                 }
             }
             let req = op.request(self.unit);
-            if let Some((reqs, _)) = self.record.as_mut() {
-                reqs.push(req);
-            }
             if self.error.is_none() {
                 match dev.submit(&req) {
                     Ok(moved) => self.remapped += u64::from(moved),

@@ -340,11 +340,17 @@ pub struct Experiment {
     /// the median with its range (`docs/experiments.md`, "Verdicts").
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub replicates: u32,
-    /// What device cells measure: `as-captured` (default: the stream once on the aged
-    /// device) or `steady` (preconditioned with the cell's own stream until it
-    /// settles, then one more pass; `docs/experiments.md`, "Steady state").
-    #[serde(default, skip_serializing_if = "is_as_captured")]
-    pub measure: Measure,
+    /// What device cells measure, one view or several (each a cell of its own):
+    /// `as-captured` (default: the stream once on the aged device) and `steady`
+    /// (preconditioned with the cell's own stream until it settles, then one more
+    /// pass; `docs/experiments.md`, "Steady state"). A claim is judged under each.
+    #[serde(
+        default = "as_captured",
+        deserialize_with = "one_or_many",
+        serialize_with = "one_or_list",
+        skip_serializing_if = "is_as_captured"
+    )]
+    pub measure: Vec<Measure>,
     /// Accesses of a warm-up prefix (counts, not measured).
     #[serde(default)]
     pub warmup: u64,
@@ -397,8 +403,36 @@ fn page_size() -> String {
 fn one() -> u32 {
     1
 }
-fn is_as_captured(m: &Measure) -> bool {
-    *m == Measure::AsCaptured
+fn as_captured() -> Vec<Measure> {
+    vec![Measure::AsCaptured]
+}
+fn is_as_captured(m: &[Measure]) -> bool {
+    m == [Measure::AsCaptured]
+}
+
+/// `measure = "steady"` or `measure = ["as-captured", "steady"]`.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Measure>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(Measure),
+        Many(Vec<Measure>),
+    }
+    match OneOrMany::deserialize(d) {
+        Ok(OneOrMany::One(m)) => Ok(vec![m]),
+        Ok(OneOrMany::Many(v)) => Ok(v),
+        Err(_) => Err(serde::de::Error::custom(
+            "expected \"as-captured\", \"steady\" or a list of them",
+        )),
+    }
+}
+
+/// One view as a string, several as a list (the form a user writes).
+fn one_or_list<S: serde::Serializer>(m: &[Measure], s: S) -> Result<S::Ok, S::Error> {
+    match m {
+        [one] => one.serialize(s),
+        many => many.serialize(s),
+    }
 }
 fn is_one(n: &u32) -> bool {
     *n == 1
@@ -633,7 +667,7 @@ impl Experiment {
             address_map: compact(),
             aging: None,
             replicates: 1,
-            measure: Measure::AsCaptured,
+            measure: as_captured(),
             warmup: 0,
             write_miss_fetch: false,
             flush_at_end: false,
@@ -1040,6 +1074,15 @@ impl Experiment {
                 format!("{} is outside 1..={MAX_REPLICATES}", self.replicates),
             ));
         }
+        let mut views = self.measure.clone();
+        views.sort_by_key(|m| m.name());
+        views.dedup();
+        if self.measure.is_empty() || views.len() != self.measure.len() {
+            return Err(err(
+                "measure".into(),
+                "expected one or more of \"as-captured\", \"steady\", each once".into(),
+            ));
+        }
         if self.replicates > 1 && aging.is_none() {
             return Err(err(
                 "replicates".into(),
@@ -1102,7 +1145,14 @@ impl Plan {
                             DeviceChoice::None => 1,
                             DeviceChoice::Device(..) => self.seeds.len(),
                         };
-                        for ri in 0..replicates {
+                        // A cache-only cell has no device to measure, so one view.
+                        let views = match d {
+                            DeviceChoice::None => &[Measure::AsCaptured][..],
+                            DeviceChoice::Device(..) => &e.measure[..],
+                        };
+                        for (ri, &measure) in
+                            (0..replicates).flat_map(|ri| views.iter().map(move |m| (ri, m)))
+                        {
                             let device_spec = match d {
                                 DeviceChoice::None => String::new(),
                                 DeviceChoice::Device(_, dev) => {
@@ -1130,10 +1180,7 @@ impl Plan {
                                     }
                                     _ => None,
                                 },
-                                measure: match d {
-                                    DeviceChoice::None => Measure::AsCaptured,
-                                    DeviceChoice::Device(..) => e.measure,
-                                },
+                                measure,
                                 warmup: e.warmup,
                                 write_miss_fetch: e.write_miss_fetch,
                                 flush_at_end: e.flush_at_end,
@@ -1233,6 +1280,45 @@ mod tests {
         assert_eq!(p.pages_per_block.get(), 1024);
         assert_eq!(p.devices.len(), 2);
         assert_eq!(p.traces[0].0.label(), "fileserver");
+    }
+
+    #[test]
+    fn each_view_of_a_device_cell_is_a_cell_of_its_own() {
+        let p = plan(&base(
+            "devices = [\"none\", \"microsd-16g\"]\nmeasure = [\"as-captured\", \"steady\"]",
+        ))
+        .unwrap();
+        let cells = p.cells();
+        // 2 policies x 2 sizes: one cache-only cell, two device cells (one per view).
+        assert_eq!(cells.len(), 4 * 3);
+        let views = |d: &str| {
+            let mut v: Vec<&str> = cells
+                .iter()
+                .filter(|c| c.device == d)
+                .map(|c| c.measure.name())
+                .collect();
+            v.sort();
+            v.dedup();
+            v
+        };
+        assert_eq!(views("none"), ["as-captured"]);
+        assert_eq!(views("microsd-16g"), ["as-captured", "steady"]);
+        // One view may be written alone; a view twice, none, or an unknown one is refused.
+        let one = plan(&base("devices = [\"microsd-16g\"]\nmeasure = \"steady\"")).unwrap();
+        assert!(one.cells().iter().all(|c| c.measure == Measure::Steady));
+        for bad in ["[\"steady\", \"steady\"]", "[]"] {
+            let e = plan(&base(&format!(
+                "devices = [\"microsd-16g\"]\nmeasure = {bad}"
+            )))
+            .unwrap_err()
+            .to_string();
+            assert!(e.contains("measure") && e.contains("each once"), "{e}");
+        }
+        let e = plan(&base("measure = \"stedy\"")).unwrap_err().to_string();
+        assert!(
+            e.contains("\"as-captured\", \"steady\" or a list of them"),
+            "{e}"
+        );
     }
 
     #[test]

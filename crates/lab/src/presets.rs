@@ -33,6 +33,7 @@ use crate::grid::{Done, PrefaceFn};
 use crate::plot::{Chart, Kind, Series};
 use crate::report::{Preface, VerdictRow};
 use crate::result::CellResult;
+use crate::spec::Measure;
 use crate::study_def::{PaperSetup, Sensitivity, Vary};
 
 /// The studies built into wafer: `(name, the study file's text)`, the files under
@@ -419,6 +420,7 @@ impl Preset {
             } else {
                 Pick::All
             },
+            self.exp.measure.clone(),
         )
     }
 
@@ -457,6 +459,8 @@ impl Preset {
                 } else {
                     Pick::All
                 },
+                // Where a claim holds is asked of the study's first view.
+                self.exp.measure.iter().take(1).copied().collect(),
             )?;
             out.push((s.clone(), plan));
         }
@@ -471,6 +475,7 @@ impl Preset {
         policies: Vec<String>,
         devices: Vec<String>,
         pick: Pick,
+        measure: Vec<Measure>,
     ) -> Result<Plan, LabError> {
         let skipped = self.skipped();
         if skipped.len() == self.groups.len() {
@@ -518,6 +523,7 @@ impl Preset {
             traces: defs,
             policies,
             devices,
+            measure,
             paper: None,
             groups: Vec::new(),
             claims: Vec::new(),
@@ -536,6 +542,38 @@ impl Preset {
             .map(|g| (g, g.of(results)))
             .filter(|(_, rs)| !rs.is_empty())
             .collect()
+    }
+
+    /// The groups that have cells in `results`, each split by measurement view where
+    /// the cells hold more than one (`measure = ["as-captured", "steady"]`): a claim
+    /// is judged under each view on its own.
+    fn judged_sets(
+        &self,
+        results: &[CellResult],
+    ) -> Vec<(&Group, Option<Measure>, Vec<CellResult>)> {
+        let mut out = Vec::new();
+        for (g, rs) in self.groups_in(results) {
+            let mut views: Vec<Measure> = Vec::new();
+            for r in rs.iter().filter(|r| r.params.device != "none") {
+                if !views.contains(&r.params.measure) {
+                    views.push(r.params.measure);
+                }
+            }
+            if views.len() < 2 {
+                out.push((g, None, rs));
+                continue;
+            }
+            views.sort_by_key(|m| *m != Measure::AsCaptured);
+            for v in views {
+                let of_view = rs
+                    .iter()
+                    .filter(|r| r.params.device == "none" || r.params.measure == v)
+                    .cloned()
+                    .collect();
+                out.push((g, Some(v), of_view));
+            }
+        }
+        out
     }
 
     /// The claim of `c` at sensitivity point `point`.
@@ -669,14 +707,23 @@ impl Preset {
         for (i, c) in self.claims.iter().enumerate() {
             let mut verdicts = Vec::new();
             for o in outcomes.iter().filter(|o| o.claim == i) {
-                verdicts.push(format!("{} {}", o.group.name, o.judged.verdict.name()));
+                verdicts.push(format!(
+                    "{}{} {}",
+                    o.group.name,
+                    o.view_words(),
+                    o.judged.verdict.name()
+                ));
                 for (t, f, _) in &o.judged.measured.per_trace {
                     let Some(f) = f else { continue };
                     let pt = (i as f64, c.change_pct(*f));
-                    match series.iter_mut().find(|x| &x.name == t) {
+                    let name = match o.view {
+                        Some(v) if v != Measure::AsCaptured => format!("{t} ({})", v.name()),
+                        _ => t.clone(),
+                    };
+                    match series.iter_mut().find(|x| x.name == name) {
                         Some(x) => x.points.push(pt),
                         None => series.push(Series {
-                            name: t.clone(),
+                            name,
                             points: vec![pt],
                         }),
                     }
@@ -785,6 +832,7 @@ impl Preset {
                     workloads.join("; ")
                 ),
             ),
+            row("policies", &setup.policies, self.policy_words(plan)),
             row("cache sizes", &setup.sizes, sizes.join("; ")),
             row("device and FTL", &setup.device, devices.join("; ")),
             row("aging", &setup.aging, aging),
@@ -793,11 +841,15 @@ impl Preset {
                 "not stated",
                 format!(
                     "{}; {}",
-                    if plan.exp.measure == crate::spec::Measure::Steady {
-                        "each cell's after-cache stream replayed on its aged device pass after pass until the device settles (docs/experiments.md, \"Steady state\"), then one pass measured"
-                    } else {
-                        "device counters reset after aging, so the aging residue (blocks aging left partly valid) is met during the measurement, as on a used card, and not counted itself"
-                    },
+                    plan.exp
+                        .measure
+                        .iter()
+                        .map(|m| match m {
+                            Measure::Steady => "steady state: each cell's after-cache stream replayed on its aged device pass after pass until the device settles (docs/experiments.md, \"Steady state\"), then one pass measured",
+                            Measure::AsCaptured => "as captured: device counters reset after aging, so the aging residue (blocks aging left partly valid) is met during the measurement, as on a used card, and not counted itself",
+                        })
+                        .collect::<Vec<_>>()
+                        .join("; every claim judged under each view apart; "),
                     if plan.exp.warmup == 0 {
                         "the whole trace from a cold cache (no cache warm-up)".to_string()
                     } else {
@@ -827,6 +879,28 @@ impl Preset {
         ]
     }
 
+    /// The policies as the grid runs them, each with the parameters the file sets,
+    /// and the sensitivity studies that vary one.
+    fn policy_words(&self, plan: &Plan) -> String {
+        let mut s = plan
+            .policies
+            .iter()
+            .map(|p| p.label())
+            .collect::<Vec<_>>()
+            .join(", ");
+        s.push_str(" (parameters not written are wafer's defaults, docs/cache.md)");
+        for sens in &self.sensitivities {
+            let points: Vec<&str> = sens.points.iter().map(|(v, _)| v.as_str()).collect();
+            s.push_str(&format!(
+                "; sensitivity study {}: {} at {}",
+                sens.slug,
+                sens.axis,
+                points.join(", ")
+            ));
+        }
+        s
+    }
+
     /// The setup table as text lines.
     pub fn setup_lines(&self, plan: &Plan) -> Vec<String> {
         let table = self.setup_table(plan);
@@ -844,13 +918,14 @@ impl Preset {
     /// by claim in the preset's order: what the printed comparison, the verdict table
     /// and the claims figure are written from.
     pub fn outcomes(&self, results: &[CellResult]) -> Vec<Outcome<'_>> {
-        let groups = self.groups_in(results);
+        let groups = self.judged_sets(results);
         let mut out = Vec::new();
         for (i, c) in self.claims.iter().enumerate() {
-            for (g, rs) in &groups {
+            for (g, view, rs) in &groups {
                 out.push(Outcome {
                     claim: i,
                     group: g,
+                    view: *view,
                     judged: c.judge_group(rs),
                 });
             }
@@ -873,7 +948,12 @@ impl Preset {
             out.extend(c.header());
             for o in outcomes.iter().filter(|o| o.claim == i) {
                 let g = o.group;
-                out.push(format!("  on {} ({}):", g.name, g.labels().join(", ")));
+                out.push(format!(
+                    "  on {} ({}){}:",
+                    g.name,
+                    g.labels().join(", "),
+                    o.view_words()
+                ));
                 out.extend(
                     c.lines(&o.judged, &g.differences)
                         .into_iter()
@@ -939,7 +1019,12 @@ impl Preset {
                         c.metric.short()
                     ),
                     text: c.text.to_string(),
-                    group: format!("{} ({})", o.group.name, figs_or_labels(o.group, m)),
+                    group: format!(
+                        "{} ({}){}",
+                        o.group.name,
+                        figs_or_labels(o.group, m),
+                        o.view_words()
+                    ),
                     paper,
                     wafer: match (m.value, m.range) {
                         (None, _) => "n/a".into(),
@@ -980,8 +1065,21 @@ pub struct Outcome<'a> {
     pub claim: usize,
     /// The group.
     pub group: &'a Group,
+    /// The measurement view judged, where the study measures more than one.
+    pub view: Option<Measure>,
     /// The judgement.
     pub judged: Judged,
+}
+
+impl Outcome<'_> {
+    /// The view in words after a group's name (empty with one view).
+    pub fn view_words(&self) -> String {
+        match self.view {
+            None => String::new(),
+            Some(Measure::AsCaptured) => ", as captured".into(),
+            Some(Measure::Steady) => ", steady state".into(),
+        }
+    }
 }
 
 /// One line of a device's parameters that decide its results.

@@ -17,6 +17,10 @@ pub struct PaperSetup {
     pub workload: String,
     /// Cache sizes.
     pub sizes: String,
+    /// The policies it compares and how it configures them (`not stated` when it
+    /// does not say).
+    #[serde(default = "not_stated")]
+    pub policies: String,
     /// Devices and FTLs.
     pub device: String,
     /// Aging or preconditioning.

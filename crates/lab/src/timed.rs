@@ -14,7 +14,7 @@
 
 use wafer_ftl::{AddressMap, AnyFtl, Ftl, FtlError, Mapper};
 use wafer_ssd::{FtlFlash, Ssd, SsdConfig, SsdError};
-use wafer_trace::Request;
+use wafer_trace::{Op, Request};
 
 /// Requests outstanding in a cell's replay (the papers' synchronous replayer).
 pub const QUEUE_DEPTH: u32 = 1;
@@ -28,6 +28,9 @@ pub struct TimedDevice {
     /// When the last request completed: the next one's arrival, and at the end the
     /// elapsed time of the replay.
     now: u64,
+    /// The pieces submitted, in device addresses, where they are kept to be replayed
+    /// ([`TimedDevice::recording`]).
+    record: Option<Vec<Request>>,
 }
 
 impl TimedDevice {
@@ -47,7 +50,54 @@ impl TimedDevice {
             map,
             page_size,
             now: 0,
+            record: None,
         })
+    }
+
+    /// Keep every piece submitted from here on, in device addresses, so that it can
+    /// be replayed without the address map ([`TimedDevice::replay`]).
+    pub fn recording(&mut self) {
+        self.record = Some(Vec::new());
+    }
+
+    /// Pieces kept so far.
+    pub fn recorded_len(&self) -> usize {
+        self.record.as_ref().map_or(0, Vec::len)
+    }
+
+    /// The pieces kept, handed over (recording stops).
+    pub fn take_recorded(&mut self) -> Vec<Request> {
+        self.record.take().unwrap_or_default()
+    }
+
+    /// Apply `piece` (device addresses, as [`TimedDevice::take_recorded`] returned
+    /// it) to the FTL alone, outside the timed model and its clock: preconditioning,
+    /// where only the FTL's state and counters matter. With one request outstanding
+    /// every unit is idle between requests, so the timed model carries nothing from
+    /// one request to the next that skipping it would change.
+    pub fn precondition(&mut self, piece: &Request) -> Result<(), FtlError> {
+        let Some((first, last)) = piece.page_range(self.page_size) else {
+            return Ok(());
+        };
+        let ftl = self.ssd.flash_mut().ftl_mut();
+        let n = last - first + 1;
+        match piece.op {
+            Op::Read => ftl.read(first, n),
+            Op::Write => ftl.write(first, n),
+            Op::Trim => ftl.trim(first, n),
+        }
+    }
+
+    /// Submit `piece`, already in device addresses (one that
+    /// [`TimedDevice::take_recorded`] returned), when the previous one completes.
+    pub fn replay(&mut self, piece: &Request) -> Result<(), FtlError> {
+        let piece = Request {
+            time_ns: self.now,
+            ..*piece
+        };
+        let c = self.ssd.submit(&piece, self.now).map_err(ftl_error)?;
+        self.now = c.done_ns;
+        Ok(())
     }
 
     /// The FTL.
@@ -80,7 +130,7 @@ impl TimedDevice {
         let Some((first, last)) = req.page_range(ps) else {
             return Ok(false);
         };
-        let (ssd, now) = (&mut self.ssd, &mut self.now);
+        let (ssd, now, record) = (&mut self.ssd, &mut self.now, &mut self.record);
         let end = req.offset + u64::from(req.len);
         self.map.map(first, last, |t, p, n| {
             // The piece's bytes: the request's, within the piece's pages.
@@ -96,6 +146,9 @@ impl TimedDevice {
             };
             let c = ssd.submit(&piece, *now).map_err(ftl_error)?;
             *now = c.done_ns;
+            if let Some(r) = record.as_mut() {
+                r.push(piece);
+            }
             Ok(())
         })
     }
@@ -112,7 +165,6 @@ fn ftl_error(e: SsdError) -> FtlError {
 mod tests {
     use super::*;
     use wafer_ftl::{CellType, Device, FtlKind, Geometry, Latency};
-    use wafer_trace::Op;
 
     /// A 16 MiB page-level card of 64-page blocks on `units` flash units.
     fn card(units: u32) -> Device {
