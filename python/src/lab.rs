@@ -170,7 +170,7 @@ fn run(
 /// comparison goes to the returned JSON (`printed`) with the rows (`rows`, as
 /// `wafer sim --json` prints them) and the verdict table (`verdicts`).
 #[pyfunction]
-#[pyo3(signature = (study, out, quick=false, jobs=0, replicates=None))]
+#[pyo3(signature = (study, out, quick=false, jobs=0, replicates=None, measure=None))]
 pub fn reproduce(
     py: Python<'_>,
     study: String,
@@ -178,8 +178,22 @@ pub fn reproduce(
     quick: bool,
     jobs: usize,
     replicates: Option<u32>,
+    measure: Option<Vec<String>>,
 ) -> PyResult<String> {
     crate::malloc::reuse_freed_memory();
+    let measure = match measure {
+        None => None,
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    wafer_lab::Measure::from_name(n).ok_or_else(|| {
+                        value_err(format!("measure: expected as-captured or steady, not {n:?}"))
+                    })
+                })
+                .collect::<PyResult<Vec<_>>>()?,
+        ),
+    };
     py.allow_threads(|| {
         let file = Path::new(&study);
         // An unknown name is a bad argument.
@@ -189,6 +203,7 @@ pub fn reproduce(
             presets::find(&study).map_err(|e| value_err(e.to_string()))?
         };
         preset.replicates = replicates;
+        preset.measure = measure;
         let mut printed = Vec::new();
         let mut run = |plan: wafer_lab::Plan, dir: &Path, preface| {
             let jobs = if jobs == 0 { plan.exp.workers } else { jobs };

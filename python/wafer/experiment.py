@@ -55,6 +55,7 @@ def reproduce(
     out: str | PathLike[str] | None = None,
     jobs: int = 0,
     replicates: int | None = None,
+    measure: str | list[str] | None = None,
 ) -> dict[str, Any]:
     """Run a study with claims, as ``wafer reproduce`` does, and return what it found.
 
@@ -63,7 +64,9 @@ def reproduce(
     ``[[claims]]`` (see ``docs/experiments.md``). ``quick`` runs its quick form (the
     first trace of each group at its smallest and largest cache size); ``replicates``
     sets how many independent agings every device cell runs (default: the file's,
-    at most 3 in the quick form). Results go to
+    at most 3 in the quick form); ``measure`` the measurement views of the device
+    cells (``"as-captured"``, ``"steady"`` or a list; default: the file's, both for
+    the paper studies, each claim judged under each). Results go to
     ``out`` (default ``wafer-out/<name>``), where a rerun reuses every stored cell.
 
     Returns a dict: ``out``; ``rows``, one per cell of the main grid (the columns
@@ -81,6 +84,7 @@ def reproduce(
         quick=bool(quick),
         jobs=_args.integer("jobs", jobs),
         replicates=_args.optional_integer("replicates", replicates),
+        measure=[measure] if isinstance(measure, str) else measure,
     )
     return json.loads(summary)
 

@@ -97,12 +97,23 @@ fn check(paper: &str) {
         .lines()
         .filter_map(|l| l.trim_start().strip_prefix("verdict: "))
         .collect();
-    // One verdict per claim and group of traces (each group judged on its own).
+    // One verdict per claim, group of traces and measurement view (each judged on
+    // its own).
+    let views = if preset.exp.devices.iter().any(|d| d != "none") {
+        preset.exp.measure.len()
+    } else {
+        1
+    };
     assert_eq!(
         verdicts.len(),
-        preset.claims.len() * preset.groups.len(),
+        preset.claims.len() * preset.groups.len() * views,
         "{paper}:\n{stdout}"
     );
+    if views > 1 {
+        for view in [", as captured:", ", steady state:"] {
+            assert!(stdout.contains(view), "{paper}: no {view} view:\n{stdout}");
+        }
+    }
     for g in &preset.groups {
         let on = format!("  on {} (", g.name);
         assert!(
@@ -308,6 +319,9 @@ fn clone_alone(paper: &str) {
             "--quick",
             "--replicates",
             "1",
+            // One view: the steady one is checked by the quick runs above.
+            "--measure",
+            "as-captured",
             "-j",
             "2",
             "-o",

@@ -132,6 +132,8 @@ pub struct Preset {
     pub source: String,
     /// Replicates asked for on the command line, over the file's.
     pub replicates: Option<u32>,
+    /// Measurement views asked for on the command line, over the file's.
+    pub measure: Option<Vec<Measure>>,
 }
 
 /// The most replicates a quick form runs (fewer if the file asks for fewer).
@@ -318,6 +320,7 @@ impl Preset {
             base: base.to_path_buf(),
             source: source.to_string(),
             replicates: None,
+            measure: None,
         })
     }
 
@@ -333,25 +336,15 @@ impl Preset {
     /// The file as `--export` writes it: its text, marked to run its quick form if
     /// `quick`.
     pub fn export(&self, quick: bool) -> String {
-        let text = match self.replicates {
-            // The count asked for replaces the file's.
-            Some(r) => {
-                let kept: Vec<&str> = self
-                    .text
-                    .lines()
-                    .filter(|l| !l.trim_start().starts_with("replicates"))
-                    .collect();
-                let at = kept
-                    .iter()
-                    .position(|l| !(l.starts_with('#') || l.trim().is_empty()))
-                    .unwrap_or(kept.len());
-                let mut out: Vec<String> = kept[..at].iter().map(|l| l.to_string()).collect();
-                out.push(format!("replicates = {r}"));
-                out.extend(kept[at..].iter().map(|l| l.to_string()));
-                out.join("\n") + "\n"
-            }
-            None => self.text.clone(),
-        };
+        let mut text = self.text.clone();
+        // What was asked for on the command line replaces the file's key.
+        if let Some(r) = self.replicates {
+            text = replace_key(&text, "replicates", &r.to_string());
+        }
+        if let Some(m) = &self.measure {
+            let names: Vec<String> = m.iter().map(|v| format!("\"{}\"", v.name())).collect();
+            text = replace_key(&text, "measure", &format!("[{}]", names.join(", ")));
+        }
         if !quick || self.exp.quick {
             return text;
         }
@@ -420,8 +413,15 @@ impl Preset {
             } else {
                 Pick::All
             },
-            self.exp.measure.clone(),
+            self.views(),
         )
+    }
+
+    /// The measurement views it runs: the command line's, else the file's.
+    fn views(&self) -> Vec<Measure> {
+        self.measure
+            .clone()
+            .unwrap_or_else(|| self.exp.measure.clone())
     }
 
     /// The sensitivity studies' experiments: each claim's policies on the study's
@@ -460,7 +460,7 @@ impl Preset {
                     Pick::All
                 },
                 // Where a claim holds is asked of the study's first view.
-                self.exp.measure.iter().take(1).copied().collect(),
+                self.views().into_iter().take(1).collect(),
             )?;
             out.push((s.clone(), plan));
         }
@@ -1218,6 +1218,26 @@ where
         results,
         compared,
     })
+}
+
+/// `text` (a study file) with its top-level `key` set to `value`: the key's line
+/// dropped, and `key = value` put before the first line that is not a comment.
+fn replace_key(text: &str, key: &str, value: &str) -> String {
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with(key) && t[key.len()..].trim_start().starts_with('='))
+        })
+        .collect();
+    let at = kept
+        .iter()
+        .position(|l| !(l.starts_with('#') || l.trim().is_empty()))
+        .unwrap_or(kept.len());
+    let mut out: Vec<String> = kept[..at].iter().map(|l| l.to_string()).collect();
+    out.push(format!("{key} = {value}"));
+    out.extend(kept[at..].iter().map(|l| l.to_string()));
+    out.join("\n") + "\n"
 }
 
 /// One line of a study's printed comparison.

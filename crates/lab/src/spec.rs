@@ -96,6 +96,13 @@ impl Measure {
         }
     }
 
+    /// The view called `name` (`as-captured` or `steady`).
+    pub fn from_name(name: &str) -> Option<Measure> {
+        [Measure::AsCaptured, Measure::Steady]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+
     fn is_as_captured(&self) -> bool {
         *self == Measure::AsCaptured
     }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use wafer_lab::presets::{self, Preset};
+use wafer_lab::spec::Measure;
 
 use super::run::run_plan;
 use super::{unknown, UsageError};
@@ -22,6 +23,7 @@ writes it out to edit, and `wafer run FILE` runs the edited file the same way.
 Examples:
   wafer reproduce ts-clock
   wafer reproduce ts-clock --quick
+  wafer reproduce ts-clock --quick --measure as-captured
   wafer reproduce craw --export craw.toml
   wafer reproduce craw -o out/craw --jobs 2
   wafer reproduce apu --requests 1000")]
@@ -51,6 +53,16 @@ pub struct Args {
     /// 3 with --quick); each claim is printed as the median with its range.
     #[arg(long, value_name = "R")]
     pub replicates: Option<u32>,
+    /// Measurement views of the device cells, comma-separated: as-captured, steady
+    /// (default: the study file's; the paper studies run both, each claim judged
+    /// under each).
+    #[arg(long, value_name = "VIEWS", value_delimiter = ',', value_parser = view)]
+    pub measure: Vec<Measure>,
+}
+
+/// A measurement view by name.
+fn view(s: &str) -> Result<Measure, String> {
+    Measure::from_name(s).ok_or_else(|| format!("expected as-captured or steady, not `{s}`"))
 }
 
 /// Run `study` (its `quick` form if asked) into `out`: the lab's study runner
@@ -143,6 +155,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         })?
     };
     study.replicates = args.replicates;
+    if !args.measure.is_empty() {
+        study.measure = Some(args.measure.clone());
+    }
     if let Some(to) = &args.export {
         wafer_lab::store::write_atomic(to, study.export(args.quick).as_bytes())?;
         println!(
