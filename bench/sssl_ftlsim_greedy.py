@@ -11,6 +11,7 @@ it cleans before taking a new frontier block while no more than 2 are free). All
 blocks start free and the run starts on an empty device, like `wafer ftl` without
 aging. Prints host writes, flash writes and WAF.
 """
+
 import sys
 
 import ftlsim
