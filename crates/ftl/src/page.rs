@@ -302,6 +302,7 @@ impl PageFtl {
         for lpn in self.p2l.entries(base..end) {
             wafer_trace::prefetch::prefetch(self.l2p.raw(), lpn as usize);
         }
+        // The victim's valid count says when its last valid page has been copied.
         let mut left = self.valid[v as usize];
         for ppn in base..end {
             if left == 0 {

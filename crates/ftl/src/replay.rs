@@ -81,8 +81,9 @@ fn apply_pages<F: Ftl>(
 const AHEAD: usize = 64;
 
 /// [`Request::page_range`] by a shift and a mask when the page size is a power of two
-/// (every built-in device): the replay needs the range of every request, and its two
-/// 64-bit divisions were a tenth of a page-level replay's time.
+/// (every built-in device), computed once per request: the replay used to divide twice
+/// per request for its prefetch hints and twice again to apply it, which with the rest
+/// of `apply` was a tenth of a page-level replay's samples (BENCHMARKS.md, "FTL").
 #[derive(Clone, Copy)]
 struct PageRange {
     size: u64,
