@@ -7,7 +7,8 @@
 # wafer's GC_RESERVE); the WAFs agree to the noise of tie-breaking between equally
 # full victims, not to the page.
 #
-# sssl-ftlsim is built outside this repository (Python extensions through SWIG):
+# sssl-ftlsim is built outside this repository (Python extensions through SWIG, so
+# `swig` installed; its setup.py imports distutils: Python 3.11 or setuptools):
 #   git clone https://github.com/pjd-nu/sssl-ftlsim /tmp/peers/sssl-ftlsim
 #   (cd /tmp/peers/sssl-ftlsim && CFLAGS=-O3 python3 setup.py build_ext --inplace)
 # Usage: bench/ftl_vs_sssl.sh [OUT_DIR]
