@@ -20,10 +20,10 @@ pub trait Ftl {
     /// Host trim (discard) of `n` pages.
     fn trim(&mut self, lpn: u64, n: u64) -> Result<(), FtlError>;
     /// Hint that the logical pages `lpns` are about to be accessed. Changes nothing
-    /// observable; FTLs with a large mapping table load the entries, so that a batch of
-    /// hints has its cache misses in flight together rather than one per access (a
-    /// trace replay passes the first page of each request of a batch). Out-of-range
-    /// pages are ignored.
+    /// observable; FTLs with a large mapping table load or prefetch the entries, so
+    /// that a batch of hints has its cache misses in flight together rather than one
+    /// per access (a trace replay passes the first page of each request of a batch).
+    /// Out-of-range pages are ignored.
     fn prefetch(&self, _lpns: &[u64]) {}
     /// The report of the current measurement window.
     fn metrics(&self) -> Metrics;

@@ -3,12 +3,15 @@
 //! cleaning, `docs/ftl.md`, "Analytic check").
 //!
 //! * Mapping: `l2p` (4 bytes per logical page, the FTL's DRAM table) and `p2l`, the
-//!   logical page whose valid copy each physical page holds, or none once the page is
-//!   erased or its data superseded or trimmed (4 bytes per physical page: the page's
-//!   out-of-band area plus the valid bit a real FTL keeps per page). Superseding a copy
-//!   clears its `p2l` entry, so GC finds the valid pages of a victim by a sequential
-//!   scan of its `p2l` slice and never reads `l2p` (random addresses, cache misses on a
-//!   multi-GB device); it only writes the new locations there. Both tables hold zero
+//!   logical page each physical page was programmed with, or none once its block is
+//!   erased (4 bytes per physical page: the page's out-of-band area). A physical page
+//!   is valid when `l2p` of its `p2l` entry points back to it, the check a real FTL
+//!   makes from the out-of-band address during GC. Superseding or trimming a copy
+//!   therefore touches only `l2p` (and the block's valid count): the old copy's `p2l`
+//!   entry, at a random address of a multi-GB device, is never written on the host
+//!   path. GC pays for the check instead: it prefetches the `l2p` entries of every
+//!   programmed page of the victim in one sweep, whose misses overlap, and the valid
+//!   ones are the entries it has to rewrite anyway. Both tables hold zero
 //!   bytes for "none" (module `table`), so building the FTL allocates them without
 //!   writing them and a run pays only for the pages of the tables it touches.
 //! * One write frontier shared by host writes and GC copies (the model of the analytic
@@ -78,6 +81,9 @@ pub struct PageFtl {
     f: Flash,
     cfg: PageConfig,
     np: u32,
+    /// `log2(np)` when `np` is a power of two (block of a page by a shift, not a
+    /// division on every overwrite), else `u32::MAX`.
+    np_shift: u32,
     l2p: Table,
     p2l: Table,
     valid: Vec<u32>,
@@ -124,6 +130,11 @@ impl PageFtl {
             f: Flash::new(geo, lat, cell),
             cfg,
             np,
+            np_shift: if np.is_power_of_two() {
+                np.trailing_zeros()
+            } else {
+                u32::MAX
+            },
             l2p: Table::nil(geo.logical_pages as usize),
             p2l: Table::nil(geo.physical_pages() as usize),
             valid: vec![0; nb],
@@ -144,7 +155,7 @@ impl PageFtl {
     /// Bytes of mapping table per logical page (the `l2p` entry).
     pub const MAP_BYTES_PER_LOGICAL_PAGE: usize = std::mem::size_of::<u32>();
 
-    #[inline]
+    #[inline(always)]
     fn bucket_remove(&mut self, b: u32) {
         let (p, n) = (self.prev.get(b as usize), self.next.get(b as usize));
         if p == NIL {
@@ -157,7 +168,7 @@ impl PageFtl {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn bucket_push(&mut self, b: u32) {
         let v = self.valid[b as usize] as usize;
         let h = self.head[v];
@@ -172,19 +183,34 @@ impl PageFtl {
         }
     }
 
-    /// Drop the valid copy at `ppn` (its l2p entry is updated by the caller).
+    /// The block holding physical page `ppn`.
     #[inline]
-    fn invalidate(&mut self, ppn: u32) {
-        self.p2l.set(ppn as usize, NIL);
-        let b = ppn / self.np;
-        let greedy_closed =
-            self.cfg.victim == Victim::Greedy && self.state[b as usize] == State::Closed;
-        if greedy_closed {
-            self.bucket_remove(b);
+    fn block_of(&self, ppn: u32) -> u32 {
+        if self.np_shift == u32::MAX {
+            ppn / self.np
+        } else {
+            ppn >> self.np_shift
         }
-        self.valid[b as usize] -= 1;
-        if greedy_closed {
+    }
+
+    /// Whether `ppn` holds the valid copy of the logical page it was programmed with.
+    #[inline]
+    fn is_valid(&self, ppn: u32) -> bool {
+        let lpn = self.p2l.get(ppn as usize);
+        lpn != NIL && self.l2p.get(lpn as usize) == ppn
+    }
+
+    /// Drop the valid copy at `ppn`; the caller has already pointed its `l2p` entry
+    /// elsewhere, which is what makes the copy invalid (its `p2l` entry stays).
+    #[inline(always)]
+    fn invalidate(&mut self, ppn: u32) {
+        let b = self.block_of(ppn);
+        if self.cfg.victim == Victim::Greedy && self.state[b as usize] == State::Closed {
+            self.bucket_remove(b);
+            self.valid[b as usize] -= 1;
             self.bucket_push(b);
+        } else {
+            self.valid[b as usize] -= 1;
         }
     }
 
@@ -231,9 +257,10 @@ impl PageFtl {
     }
 
     /// Next free page of the GC frontier (the host frontier without hot/cold
-    /// separation); takes free blocks directly, the reserve guarantees them.
+    /// separation) and its block; takes free blocks directly, the reserve guarantees
+    /// them.
     #[inline]
-    fn gc_page(&mut self) -> u32 {
+    fn gc_page(&mut self) -> (u32, u32) {
         let fr = if self.cfg.hot_cold {
             &mut self.gc
         } else {
@@ -256,31 +283,37 @@ impl PageFtl {
         };
         let ppn = fr.block * self.np + fr.ptr;
         fr.ptr += 1;
-        ppn
+        (ppn, fr.block)
     }
 
-    /// Clean one victim block: its valid pages are those with a `p2l` entry.
+    /// Clean one victim block: its valid pages are those whose `p2l` entry's `l2p`
+    /// entry points back to them.
     fn collect(&mut self) {
         self.f.c.gc_invocations += 1;
         let v = self.pick_victim();
         let base = v as usize * self.np as usize;
         let end = base + self.np as usize;
-        // Load the l2p entries the copies will overwrite in one branch-free sweep: the
-        // loads overlap their cache misses, while stores that miss would drain one at a
-        // time (x86 commits stores in program order).
-        let mut acc = 0u32;
+        // Prefetch the l2p entries of the victim's pages in one sweep: their cache misses
+        // overlap, while the validity checks and the stores of the copy loop would take
+        // them one at a time (x86 commits stores in program order). Prefetches rather
+        // than loads: they retire at once, so the sweep is not held up by a full reorder
+        // buffer (BENCHMARKS.md, "FTL": faster on the Intel machine, slower on an AMD one
+        // measured before).
         for lpn in self.p2l.entries(base..end) {
-            let probe = if lpn == NIL { 0 } else { lpn };
-            acc ^= self.l2p.raw()[probe as usize];
+            wafer_trace::prefetch::prefetch(self.l2p.raw(), lpn as usize);
         }
-        std::hint::black_box(acc);
+        // The victim's valid count says when its last valid page has been copied.
+        let mut left = self.valid[v as usize];
         for ppn in base..end {
-            let lpn = self.p2l.get(ppn);
-            if lpn == NIL {
+            if left == 0 {
+                break;
+            }
+            if !self.is_valid(ppn as u32) {
                 continue;
             }
-            let dst = self.gc_page();
-            let db = dst / self.np;
+            left -= 1;
+            let lpn = self.p2l.get(ppn);
+            let (dst, db) = self.gc_page();
             self.p2l.set(dst as usize, lpn);
             self.l2p.set(lpn as usize, dst);
             self.valid[db as usize] += 1;
@@ -330,7 +363,7 @@ impl PageFtl {
             self.invalidate(old);
         }
         let ppn = self.host_page();
-        let b = ppn / self.np;
+        let b = self.host.block;
         self.p2l.set(ppn as usize, lpn);
         self.l2p.set(lpn as usize, ppn);
         self.valid[b as usize] += 1;
@@ -377,17 +410,12 @@ impl Ftl for PageFtl {
     }
 
     fn prefetch(&self, lpns: &[u64]) {
-        // The l2p entries, then the p2l entries of the copies a write supersedes (each
-        // sweep's loads are independent of one another).
-        let mut acc = 0u32;
+        // The l2p entries: the only table at a random address that a host write or
+        // read touches (the per-block counts and states are small). Prefetched, as in
+        // `collect`.
         for &p in lpns {
-            if let Some(old) = self.l2p.try_get(p as usize) {
-                if let Some(l) = self.p2l.try_get(old as usize) {
-                    acc ^= l;
-                }
-            }
+            wafer_trace::prefetch::prefetch(self.l2p.raw(), p as usize);
         }
-        std::hint::black_box(acc);
     }
 
     fn metrics(&self) -> Metrics {
@@ -414,15 +442,14 @@ impl Ftl for PageFtl {
     fn check_invariants(&self) -> Result<(), String> {
         let mut valid = vec![0u32; self.valid.len()];
         for (ppn, lpn) in self.p2l.iter().enumerate() {
-            if lpn == NIL {
-                continue;
-            }
-            if self.l2p.try_get(lpn as usize) != Some(ppn as u32) {
+            if lpn != NIL && lpn as u64 >= self.f.geo.logical_pages {
                 return Err(format!(
-                    "physical page {ppn} is marked valid for logical page {lpn}, which maps elsewhere"
+                    "physical page {ppn} holds logical page {lpn}, beyond the device"
                 ));
             }
-            valid[ppn / self.np as usize] += 1;
+            if self.is_valid(ppn as u32) {
+                valid[ppn / self.np as usize] += 1;
+            }
         }
         if valid != self.valid {
             return Err("per-block valid counts differ from the mapped pages".into());

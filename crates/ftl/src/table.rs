@@ -28,12 +28,6 @@ impl Table {
         !self.0[i]
     }
 
-    /// Entry `i`, or `None` beyond the table.
-    #[inline]
-    pub fn try_get(&self, i: usize) -> Option<u32> {
-        self.0.get(i).map(|&e| !e)
-    }
-
     /// Set entry `i`.
     #[inline]
     pub fn set(&mut self, i: usize, v: u32) {
@@ -125,7 +119,7 @@ mod tests {
         assert!(t.iter().all(|e| e == NIL));
         t.set(1, 0);
         t.set(2, 7);
-        assert_eq!((t.get(1), t.get(2), t.try_get(5)), (0, 7, None));
+        assert_eq!((t.get(1), t.get(2)), (0, 7));
         t.clear(0..2);
         assert_eq!(t.iter().collect::<Vec<_>>(), [NIL, NIL, 7, NIL, NIL]);
     }

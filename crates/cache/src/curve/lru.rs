@@ -373,6 +373,15 @@ impl LruCore {
         }
     }
 
+    /// Prefetch what [`LruCore::access`] of page `p` will read first, a few
+    /// references ahead: its per-page state and slot number.
+    #[inline]
+    fn prefetch_page(&self, p: u32) {
+        wafer_trace::prefetch::prefetch(&self.dmax, p as usize);
+        wafer_trace::prefetch::prefetch(&self.lo, p as usize);
+        self.stack.prefetch_page(p);
+    }
+
     /// Whether `p` has an open dirty interval.
     #[inline]
     pub(crate) fn is_dirty(&self, p: u32) -> bool {
@@ -698,6 +707,10 @@ impl LruCurve {
     }
 }
 
+/// References ahead whose page state [`exact`] prefetches (their tree nodes at half
+/// the distance).
+const PREFETCH_AHEAD: usize = 16;
+
 /// Exact LRU results at every size of trace `t` under `cfg` (its capacity is
 /// ignored); `progress` gets the number of accesses done now and then.
 pub fn exact(
@@ -714,7 +727,17 @@ pub fn exact(
     }
     let mut core = LruCore::new(t.universe(), 1.0);
     let mut index = 0u64;
-    for (&page, &op) in t.pages().iter().zip(t.ops()) {
+    let pages = t.pages();
+    for (i, (&page, &op)) in pages.iter().zip(t.ops()).enumerate() {
+        // The references to come are known: their random loads (per-page state, slot,
+        // then the slot's tree node) are issued ahead, in two stages, so that their
+        // cache misses overlap instead of stalling one reference at a time.
+        if let Some(&q) = pages.get(i + PREFETCH_AHEAD) {
+            core.prefetch_page(q);
+        }
+        if let Some(&q) = pages.get(i + PREFETCH_AHEAD / 2) {
+            core.stack.prefetch_slot(q);
+        }
         let measured = index >= cfg.warmup;
         if op == Op::Trim {
             core.trim(page, measured, HeadView::default());

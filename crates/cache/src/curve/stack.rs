@@ -86,6 +86,26 @@ impl Stack {
         self.live == 0
     }
 
+    /// Prefetch the slot number of `page`, to be read by [`Stack::prefetch_slot`] and
+    /// then [`Stack::access`] a few references later.
+    #[inline]
+    pub fn prefetch_page(&self, page: u32) {
+        wafer_trace::prefetch::prefetch(&self.slot, page as usize);
+    }
+
+    /// Prefetch the tree node and owner entry of `page`'s slot, where [`Stack::access`]
+    /// starts its depth query and its update (the slot number is read now: prefetched
+    /// before by [`Stack::prefetch_page`]).
+    #[inline]
+    pub fn prefetch_slot(&self, page: u32) {
+        if let Some(&s) = self.slot.get(page as usize) {
+            if s != 0 {
+                wafer_trace::prefetch::prefetch(&self.tree, s as usize);
+                wafer_trace::prefetch::prefetch(&self.owner, s as usize - 1);
+            }
+        }
+    }
+
     /// Whether `page` is in the stack.
     #[inline]
     pub fn contains(&self, page: u32) -> bool {
