@@ -14,6 +14,7 @@ pub mod bits;
 pub mod curve;
 pub mod engine;
 pub mod error;
+pub mod external;
 pub mod footprint;
 pub mod list;
 pub mod metrics;
