@@ -168,16 +168,21 @@ pub fn is_external(name: &str) -> bool {
     name.starts_with(PREFIX)
 }
 
-/// The external policy `name`: registered, else resolved (and registered), else an
-/// error saying why.
-pub fn lookup(name: &str) -> Result<Registered, String> {
-    if let Some(r) = table()
+/// The external policy registered as `name`, if any.
+pub fn lookup_registered(name: &str) -> Option<Registered> {
+    table()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .find(|r| r.info.name == name)
-    {
-        return Ok(r.clone());
+        .cloned()
+}
+
+/// The external policy `name`: registered, else resolved (and registered), else an
+/// error saying why.
+pub fn lookup(name: &str) -> Result<Registered, String> {
+    if let Some(r) = lookup_registered(name) {
+        return Ok(r);
     }
     match RESOLVER.get() {
         Some(resolve) => resolve(name),
