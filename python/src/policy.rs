@@ -74,6 +74,7 @@ impl ChooserFactory for PyFactory {
             ) = got.extract().map_err(|e| e.to_string())?;
             let (_obj, hit, insert, remove, evict) = parts;
             Ok(Box::new(PyChooser {
+                _thread: ThreadState::keep(py),
                 hit,
                 insert,
                 remove,
@@ -89,8 +90,34 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// Keeps this thread's Python thread state alive between holds of the GIL.
+///
+/// The engine runs on a thread Python did not create; each `with_gil` there would
+/// otherwise create and destroy a thread state, which cost more than the call it
+/// guards (measured: about 6 us per eviction on LRU, `BENCHMARKS.md`). One extra
+/// `PyGILState_Ensure` for the chooser's life keeps the state, so each later hold is
+/// a plain take of the GIL. The chooser is built, used and dropped on one thread (the
+/// engine's), as `PyGILState_Release` requires.
+struct ThreadState(pyo3::ffi::PyGILState_STATE);
+
+impl ThreadState {
+    fn keep(_py: Python<'_>) -> ThreadState {
+        // SAFETY: called with the GIL held (the `Python` token); balanced by `drop`.
+        ThreadState(unsafe { pyo3::ffi::PyGILState_Ensure() })
+    }
+}
+
+impl Drop for ThreadState {
+    fn drop(&mut self) {
+        // SAFETY: the thread that called `keep` (see the type's doc), with the GIL
+        // held; the enclosing hold's own release then frees the thread state.
+        Python::with_gil(|_| unsafe { pyo3::ffi::PyGILState_Release(self.0) });
+    }
+}
+
 /// One run's object: its bound hooks and the events not yet delivered.
 struct PyChooser {
+    _thread: ThreadState,
     hit: Option<PyObject>,
     insert: Option<PyObject>,
     remove: Option<PyObject>,
