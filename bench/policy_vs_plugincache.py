@@ -29,7 +29,6 @@ def run_wafer(trace: str, cache: str, out: str) -> None:
     import importlib.util
 
     import numpy as np
-
     import wafer
 
     spec = importlib.util.spec_from_file_location("lru_example", ROOT / "examples/policies/lru.py")
