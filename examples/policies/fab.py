@@ -19,8 +19,6 @@ import wafer
 class FAB(wafer.Policy):
     """Evicts the erase block with the most cached pages, LRU among equals."""
 
-    flash_aware = True
-
     def __init__(self, capacity: int) -> None:
         super().__init__(capacity)
         # Resident pages per block; dict order is block recency, least recent first.

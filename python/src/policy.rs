@@ -220,7 +220,6 @@ pub fn register_policy(
     name: &str,
     cls: &Bound<'_, PyAny>,
     summary: &str,
-    flash_aware: bool,
 ) -> PyResult<()> {
     external::split_spec(name).map_err(crate::errors::value_err)?;
     let qual: String = cls
@@ -230,7 +229,6 @@ pub fn register_policy(
     external::register(
         name,
         summary,
-        flash_aware,
         Arc::new(PyFactory {
             cls: cls.clone().unbind(),
             display: format!("{qual} ({name})"),

@@ -60,10 +60,6 @@ class Policy:
     (``py:mymod:MyPolicy:window=0.25``), recorded in every row's ``policy`` label.
     """
 
-    #: Listed in the rows' ``flash_aware`` column: set True for a policy that treats
-    #: clean and dirty pages (or erase blocks) differently.
-    flash_aware = False
-
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
 
@@ -124,7 +120,7 @@ def register(cls: type, name: str | None = None) -> str:
     name = name or name_of(cls)
     doc = inspect.getdoc(cls) or ""
     summary = doc.strip().splitlines()[0] if doc.strip() else f"Python policy {cls.__qualname__}"
-    _wafer.register_policy(name, cls, summary, bool(getattr(cls, "flash_aware", False)))
+    _wafer.register_policy(name, cls, summary)
     return name
 
 

@@ -137,12 +137,9 @@ pub fn set_resolver(r: Box<Resolver>) {
 
 /// Register `factory` under `name` (`py:module:Class`), replacing an earlier
 /// registration of the name (a class redefined in a notebook); returns the entry.
-pub fn register(
-    name: &str,
-    summary: &str,
-    flash_aware: bool,
-    factory: Arc<dyn ChooserFactory>,
-) -> Registered {
+/// The entry's flags are those of a plain demand-paging cache: what the class does
+/// with dirty pages or blocks is its own.
+pub fn register(name: &str, summary: &str, factory: Arc<dyn ChooserFactory>) -> Registered {
     let leak = |s: &str| -> &'static str { Box::leak(s.to_string().into_boxed_str()) };
     let info: &'static PolicyInfo = Box::leak(Box::new(PolicyInfo {
         name: leak(name),
@@ -150,7 +147,7 @@ pub fn register(
         summary: leak(summary),
         citation: "",
         follows: "",
-        flash_aware,
+        flash_aware: false,
         offline: false,
         block_aware: true,
         bypasses_reads: false,
@@ -597,7 +594,7 @@ mod tests {
     /// and in the after-cache stream, prepared and streamed, trims included.
     #[test]
     fn an_lru_chooser_equals_the_built_in_lru() {
-        register("py:t1:Lru", "LRU", false, Arc::new(Factory(Wrong::None)));
+        register("py:t1:Lru", "LRU", Arc::new(Factory(Wrong::None)));
         let reqs = trace();
         let c = config();
         let t = PreparedTrace::from_requests(c.granularity, &reqs).unwrap();
@@ -639,7 +636,7 @@ mod tests {
         .enumerate()
         {
             let name = format!("py:t2:Wrong{i}");
-            register(&name, "wrong", false, Arc::new(Factory(wrong)));
+            register(&name, "wrong", Arc::new(Factory(wrong)));
             let spec = PolicySpec::parse(&name).unwrap();
             let e = run_policy(
                 &spec,
@@ -659,7 +656,7 @@ mod tests {
 
     #[test]
     fn names_parameters_and_refusals() {
-        register("py:t3:Lru", "LRU", false, Arc::new(Factory(Wrong::None)));
+        register("py:t3:Lru", "LRU", Arc::new(Factory(Wrong::None)));
         let e = PolicySpec::parse("py:t3:Lru:x=1").unwrap_err().to_string();
         assert_eq!(e, "Lru (test): unknown parameter `x`");
         assert_eq!(
