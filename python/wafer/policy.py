@@ -110,6 +110,15 @@ def _value(text: str) -> Any:
     return v if isinstance(v, bool | int | float) else text
 
 
+_REGISTERED: dict[str, type] = {}
+
+
+def registered() -> dict[str, type]:
+    """The classes registered in this process, by name (what a Dask run ships to its
+    workers)."""
+    return dict(_REGISTERED)
+
+
 def register(cls: type, name: str | None = None) -> str:
     """Register ``cls`` under ``name`` (default ``py:module:Class``) for this process;
     returns the name."""
@@ -121,6 +130,7 @@ def register(cls: type, name: str | None = None) -> str:
     doc = inspect.getdoc(cls) or ""
     summary = doc.strip().splitlines()[0] if doc.strip() else f"Python policy {cls.__qualname__}"
     _wafer.register_policy(name, cls, summary)
+    _REGISTERED[name] = cls
     return name
 
 
