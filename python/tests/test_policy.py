@@ -76,6 +76,16 @@ def test_examples_equal_the_built_in_policies(trace, tmp_path):
             assert file(name, size).read_bytes() == want, (builtin, size)
 
 
+def test_minisim_curves_take_a_python_policy():
+    path = ROOT / "traces" / "pgbench.wtr"
+    rows = wafer.curve(path, ["lru", LRU], method="minisim", rate=0.1, sizes=["1000p", "5%"])
+    builtin = [r for r in rows if r["policy"] == "lru"]
+    mine = [r for r in rows if r["policy"] == register(LRU)]
+    assert len(builtin) == len(mine) == 2
+    for a, b in zip(builtin, mine, strict=True):
+        assert {**a, "policy": None} == {**b, "policy": None}
+
+
 def test_parameters_are_keyword_arguments_recorded_in_the_rows():
     path = ROOT / "traces" / "sqlite-wal.wtr"
     spec = CLOCK.with_params(insert_ref=0)
@@ -295,3 +305,7 @@ cache_sizes = ["5%", "20%"]
     a = wafer.load_results(local).drop(columns=["elapsed_s"])
     b = wafer.load_results(out).drop(columns=["elapsed_s"])
     assert len(a) == 12 and a.equals(b)
+    # Resume: every cell is stored, so running again computes none.
+    stamps = {p: p.stat().st_mtime_ns for p in (tmp_path / "dask" / "cells").glob("*.json")}
+    wafer.run_experiment(exp, tmp_path / "dask", jobs=2)
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps
