@@ -149,7 +149,7 @@ pub fn register(name: &str, summary: &str, factory: Arc<dyn ChooserFactory>) -> 
         follows: "",
         flash_aware: false,
         offline: false,
-        block_aware: true,
+        block_aware: false,
         bypasses_reads: false,
         params: &[],
     }));
