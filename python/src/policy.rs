@@ -65,14 +65,14 @@ impl ChooserFactory for PyFactory {
             let got = helper(py, "_build")
                 .and_then(|f| f.call1((self.cls.bind(py), capacity, params.to_vec())))
                 .map_err(|e| describe(py, "__init__", e))?;
-            let parts: (
-                PyObject,
+            // The bound methods hold the object for the run.
+            let hooks: (
                 Option<PyObject>,
                 Option<PyObject>,
                 Option<PyObject>,
                 PyObject,
             ) = got.extract().map_err(|e| e.to_string())?;
-            let (_obj, hit, insert, remove, evict) = parts;
+            let (hit, insert, remove, evict) = hooks;
             Ok(Box::new(PyChooser {
                 _thread: ThreadState::keep(py),
                 hit,
@@ -216,11 +216,7 @@ impl Chooser for PyChooser {
 
 /// Register class `cls` as policy `name` (`py:module:Class`) for this process.
 #[pyfunction]
-pub fn register_policy(
-    name: &str,
-    cls: &Bound<'_, PyAny>,
-    summary: &str,
-) -> PyResult<()> {
+pub fn register_policy(name: &str, cls: &Bound<'_, PyAny>, summary: &str) -> PyResult<()> {
     external::split_spec(name).map_err(crate::errors::value_err)?;
     let qual: String = cls
         .getattr("__qualname__")

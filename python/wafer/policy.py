@@ -204,10 +204,11 @@ def _check(cls: type, pairs: Iterable[tuple[str, str]]) -> None:
 
 
 def _build(cls: type, capacity: int, pairs: Iterable[tuple[str, str]]) -> tuple[Any, ...]:
-    """The object of one run and its bound hooks (None for a hook it does not need)."""
+    """The bound hooks of one run's object: ``hit``, ``insert``, ``remove`` (None for a
+    hook the class does not define) and ``evict``."""
     obj = cls(capacity, **{k: _value(v) for k, v in pairs})
     hooks = tuple(getattr(obj, h) if _hook(cls, h) else None for h in ("hit", "insert", "remove"))
-    return (obj, *hooks, obj.evict)
+    return (*hooks, obj.evict)
 
 
 def _describe(hook: str, e: BaseException, tb: TracebackType | None) -> str:
