@@ -9,6 +9,7 @@ mod errors;
 mod interrupt;
 mod lab;
 mod malloc;
+mod policy;
 mod sim;
 mod trace;
 
@@ -38,5 +39,7 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lab::run_local, m)?)?;
     m.add_function(wrap_pyfunction!(lab::reproduce, m)?)?;
     m.add_function(wrap_pyfunction!(cli, m)?)?;
+    m.add_function(wrap_pyfunction!(policy::register_policy, m)?)?;
+    policy::install_resolver();
     Ok(())
 }

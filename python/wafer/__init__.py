@@ -11,6 +11,8 @@ The Rust core does the work; this package exposes it to notebooks and clusters:
 >>> df = wafer.curve("trace.csv.gz", ["lru", "ts-clock"], engine="pandas")
 >>> out = wafer.run_experiment("exp.toml", backend="dask", address="tcp://sched:8786")
 >>> df = wafer.load_results(out)
+>>> class MyPolicy(wafer.Policy): ...   # hit / insert / evict / remove hooks
+>>> wafer.simulate("trace.csv.gz", MyPolicy, "16MiB")
 >>> found = wafer.reproduce("craw", quick=True)
 >>> [v["verdict"] for v in found["verdicts"]]
 
@@ -23,11 +25,13 @@ from __future__ import annotations
 from ._wafer import LAB_VERSION, WaferError, __version__
 from .curve import curve
 from .experiment import load_results, reproduce, run_experiment
+from .policy import Policy
 from .sim import devices, policies, simulate
 from .trace import Trace, open_trace, read_trace
 
 __all__ = [
     "LAB_VERSION",
+    "Policy",
     "Trace",
     "WaferError",
     "__version__",

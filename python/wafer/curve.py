@@ -8,13 +8,14 @@ from os import PathLike
 from typing import Any, Literal
 
 from . import _args, _wafer
+from .policy import policy_arg
 from .sim import Size
 from .trace import Trace
 
 
 def curve(
     trace: str | PathLike[str] | Trace,
-    policy: str | Sequence[str] = "lru",
+    policy: str | type | Sequence[str | type] = "lru",
     *,
     method: str | Sequence[str] | None = None,
     rate: float | None = None,
@@ -59,7 +60,7 @@ def curve(
         trace = trace.path
     text = _wafer.curve(
         _args.path("trace", trace),
-        _args.texts("policy", policy),
+        _args.texts("policy", policy_arg(policy)),
         methods=[] if method is None else _args.texts("method", method),
         rate=_args.optional_real("rate", rate),
         max_keys=_args.optional_integer("max_keys", max_keys),

@@ -35,9 +35,47 @@ from . import _wafer
 from .experiment import default_out
 
 
-def run_share(experiment: str, out: str, ids: list[str], jobs: int) -> int:
-    """The task: compute a share of the grid on a worker; returns the cells computed."""
+def run_share(
+    experiment: str, out: str, ids: list[str], jobs: int, policies: bytes | None = None
+) -> int:
+    """The task: compute a share of the grid on a worker; returns the cells computed.
+    ``policies`` holds the driver's Python policy classes (:func:`_ship`), registered
+    here under their names before the cells run."""
+    if policies:
+        import pickle
+
+        from .policy import register
+
+        for name, cls in pickle.loads(policies).items():
+            register(cls, name)
     return _wafer.run_cells(experiment, out, ids, jobs=jobs)
+
+
+def _ship() -> bytes | None:
+    """The Python policy classes registered in this process, pickled by value (their
+    code, not a reference to their module): a class defined in a notebook, a script or
+    a test reaches workers that could not import it."""
+    from .policy import registered
+
+    classes = registered()
+    if not classes:
+        return None
+    import sys
+
+    import cloudpickle
+
+    modules = {
+        sys.modules[c.__module__]
+        for c in classes.values()
+        if c.__module__ in sys.modules and c.__module__ != "__main__"
+    }
+    for m in modules:
+        cloudpickle.register_pickle_by_value(m)
+    try:
+        return cloudpickle.dumps(classes)
+    finally:
+        for m in modules:
+            cloudpickle.unregister_pickle_by_value(m)
 
 
 def _shares(todo: list[tuple[str, str, int]], workers: int) -> list[list[str]]:
@@ -148,6 +186,8 @@ def _run_locked(
             # Shares are dealt to the workers in turn (each may still run elsewhere if
             # its worker is lost), so that every worker has work from the start.
             addresses = sorted(info)
+            # After plan_cells: the experiment's `py:` names are registered here now.
+            policies = _ship()
             futures = [
                 client.submit(
                     run_share,
@@ -155,6 +195,7 @@ def _run_locked(
                     out,
                     share,
                     threads,
+                    policies,
                     key=f"wafer-{i}-{tag}",
                     workers=[addresses[i % len(addresses)]] if addresses else None,
                     allow_other_workers=True,

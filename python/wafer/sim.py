@@ -8,6 +8,7 @@ from os import PathLike
 from typing import Any, Literal
 
 from . import _args, _wafer
+from .policy import policy_arg
 from .trace import Trace
 
 Size = str | int
@@ -16,7 +17,7 @@ Size = str | int
 
 def simulate(
     trace: str | PathLike[str] | Trace,
-    policy: str | Sequence[str],
+    policy: str | type | Sequence[str | type],
     cache: Size | Sequence[Size],
     *,
     block: Size = "4MiB",
@@ -33,9 +34,10 @@ def simulate(
     jobs: int = 0,
     max_cells: int | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
-    """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see :func:`policies`) with a
-    cache of ``cache`` (``"16MiB"``, ``"4096p"``, ``"5%"`` of the footprint, or an int
-    of bytes).
+    """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see :func:`policies`, or a
+    policy class of your own, :class:`wafer.Policy`, or ``MyPolicy.with_params(k=v)``)
+    with a cache of ``cache`` (``"16MiB"``, ``"4096p"``, ``"5%"`` of the footprint, or
+    an int of bytes).
 
     ``policy``, ``cache`` and ``device`` may be lists: every combination runs over the
     trace decoded once, ``jobs`` at a time (0: all cores). Returns the row
@@ -63,13 +65,13 @@ def simulate(
         format = format or trace.format
         trace = trace.path
     single = (
-        isinstance(policy, str)
+        isinstance(policy, str | type)
         and (isinstance(cache, str) or _args._is_int(cache))
         and (device is None or isinstance(device, str))
     )
     text = _wafer.simulate(
         _args.path("trace", trace),
-        _args.texts("policy", policy),
+        _args.texts("policy", policy_arg(policy)),
         _args.sizes("cache", cache),
         block=_args.size("block", block),
         page_size=_args.size("page_size", page_size),

@@ -192,6 +192,8 @@ struct Run {
     series_every: u64,
     series: Option<Series>,
     sample: Vec<f64>,
+    /// The error a [`Policy::FALLIBLE`] policy stopped the run with.
+    failed: Option<String>,
 }
 
 impl Run {
@@ -225,6 +227,7 @@ impl Run {
             },
             series,
             sample: Vec::new(),
+            failed: None,
         }
     }
 
@@ -608,9 +611,10 @@ fn run_prepared<P: Policy, A: AfterSink>(
     let stop;
     (index, stop) = drive(&mut policy, &mut run, after, cx, steps, ahead, index);
     if stop {
-        return Err(stopped(after));
+        return Err(stopped(&mut run, after));
     }
     progress(index);
+    policy_end(&mut policy)?;
     run.finish(&policy, keys, after, u64::from(universe), cfg)
 }
 
@@ -676,6 +680,9 @@ fn drive<P: Policy, K: KeyOf + ?Sized, A: AfterSink>(
         run.access(policy, cx.keys, after, &a, s.time);
         run.count_warmup();
         index += 1;
+        if P::FALLIBLE && policy.error(false).map(|e| run.failed = Some(e)).is_some() {
+            return (index, true);
+        }
         if index % PROGRESS_EVERY == 0 {
             (cx.progress)(index);
             if after.failed() {
@@ -787,16 +794,30 @@ fn run_stream<P: Policy, A: AfterSink>(
         }
     }
     if stop || flush(&mut events) {
-        return Err(stopped(after));
+        return Err(stopped(&mut run, after));
     }
     progress(index);
+    policy_end(&mut policy)?;
     let universe = pages.len() as u64;
     run.finish(&policy, &pages, after, universe, cfg)
 }
 
-/// The error of a run its after-cache sink stopped ([`AfterSink::failed`]).
+/// The error a [`Policy::FALLIBLE`] policy reports at the end of the run (work it
+/// deferred, done now), if any.
+fn policy_end<P: Policy>(policy: &mut P) -> Result<(), SimError> {
+    match P::FALLIBLE.then(|| policy.error(true)).flatten() {
+        Some(e) => Err(SimError::Policy(e)),
+        None => Ok(()),
+    }
+}
+
+/// The error of a run its policy ([`Policy::FALLIBLE`]) or its after-cache sink
+/// ([`AfterSink::failed`]) stopped.
 #[cold]
-fn stopped<A: AfterSink>(after: &mut A) -> SimError {
+fn stopped<A: AfterSink>(run: &mut Run, after: &mut A) -> SimError {
+    if let Some(e) = run.failed.take() {
+        return SimError::Policy(e);
+    }
     match after.finish() {
         Err(e) => e.into(),
         Ok(()) => SimError::Invalid("the after-cache sink failed without saying why".into()),

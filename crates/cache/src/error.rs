@@ -58,6 +58,10 @@ pub enum SimError {
         /// What is wrong with it.
         msg: String,
     },
+    /// A policy defined outside the registry (a user's class) answered wrongly or
+    /// failed; the message names it and the access.
+    #[error("{0}")]
+    Policy(String),
     /// An inconsistent configuration.
     #[error("{0}")]
     Invalid(String),

@@ -6,7 +6,9 @@
 //! policy is monomorphised and no dynamic call happens per access; the one dynamic
 //! choice (which policy) is made once in the registry. Pages reach policies as dense
 //! `u32` ids (`wafer_trace::Densifier`) so per-page state lives in flat arrays; queues
-//! are [`list::IndexList`]s over those arrays.
+//! are [`list::IndexList`]s over those arrays. A policy defined outside the crate (a
+//! user's Python class) runs as [`external::External`], which keeps the shared
+//! bookkeeping and asks a chooser for victims; only that path calls dynamically.
 #![deny(missing_docs)]
 
 pub mod after;
@@ -14,6 +16,7 @@ pub mod bits;
 pub mod curve;
 pub mod engine;
 pub mod error;
+pub mod external;
 pub mod footprint;
 pub mod list;
 pub mod metrics;

@@ -180,6 +180,11 @@ pub trait Policy: Sized {
     /// a write buffer such as BPLRU. Such a policy is not a demand-paging cache, so
     /// Belady's MIN does not bound its hits.
     const BYPASSES_READS: bool = false;
+    /// Whether the policy's decisions come from code that can answer wrongly (a
+    /// user's class, [`crate::external`]): the engine then asks [`Policy::error`]
+    /// after each access and at the end, and stops the run on the first error. For
+    /// every other policy the check compiles away.
+    const FALLIBLE: bool = false;
 
     /// A cache of `capacity` pages (at least 1).
     fn new(capacity: u32, params: &Self::Params, ctx: &PolicyCtx) -> Result<Self, ParamError>;
@@ -214,6 +219,13 @@ pub trait Policy: Sized {
     /// nothing; the default does nothing.
     #[inline]
     fn prefetch(&self, _page: u32) {}
+
+    /// The error that stopped this policy, taken (only asked when
+    /// [`Policy::FALLIBLE`]); `end` says the run is over, so work the policy deferred
+    /// is done first.
+    fn error(&mut self, _end: bool) -> Option<String> {
+        None
+    }
 
     /// Names of the series [`Policy::sample`] fills (CRAW's area sizes), if any.
     fn series_names(&self) -> &'static [&'static str] {

@@ -15,6 +15,7 @@
 use crate::after::AfterSink;
 use crate::engine::{simulate, Input, SimConfig};
 use crate::error::SimError;
+use crate::external::{self, External, ExternalParams};
 use crate::metrics::Metrics;
 use crate::policy::{ParamError, ParamSet, ParamSpec, Policy};
 
@@ -81,9 +82,13 @@ pub struct PolicySpec {
 impl PolicySpec {
     /// Parse and validate `name[:key=value,...]`.
     pub fn parse(text: &str) -> Result<PolicySpec, SimError> {
-        let (name, rest) = match text.split_once(':') {
-            Some((n, r)) => (n, Some(r)),
-            None => (text, None),
+        let (name, rest) = if external::is_external(text.trim_start()) {
+            external::split_spec(text.trim()).map_err(SimError::Invalid)?
+        } else {
+            match text.split_once(':') {
+                Some((n, r)) => (n, Some(r)),
+                None => (text, None),
+            }
         };
         let info = find(name)?;
         let mut params = Vec::new();
@@ -111,6 +116,7 @@ impl PolicySpec {
         POLICIES
             .iter()
             .find(|p| p.name == self.name)
+            .or_else(|| external::lookup(self.name).ok().map(|r| r.info))
             .expect("a parsed spec names a registered policy")
     }
 
@@ -169,8 +175,15 @@ impl std::fmt::Display for PolicySpec {
     }
 }
 
-/// The entry named `name` (or an alias), or an error listing all names.
+/// The entry named `name` (or an alias), or an error listing all names. A
+/// `py:module:Class` name is an external policy's ([`crate::external`]), found in its
+/// table or by its resolver.
 pub fn find(name: &str) -> Result<&'static PolicyInfo, SimError> {
+    if external::is_external(name.trim_start()) {
+        return external::lookup(name.trim())
+            .map(|r| r.info)
+            .map_err(SimError::Invalid);
+    }
     POLICIES
         .iter()
         .find(|p| p.matches(name))
@@ -259,6 +272,18 @@ macro_rules! policies {
         ];
 
         fn dispatch<V: PolicyVisitor>(spec: &PolicySpec, v: V) -> Result<V::Output, SimError> {
+            if external::is_external(spec.name) {
+                let r = external::lookup(spec.name).map_err(SimError::Invalid)?;
+                r.factory.check(&spec.params).map_err(|msg| ParamError {
+                    policy: r.factory.display(),
+                    msg,
+                })?;
+                let params = ExternalParams {
+                    factory: Some(r.factory),
+                    pairs: spec.params.clone(),
+                };
+                return Ok(v.visit::<External>(params));
+            }
             $(
                 if spec.name == <crate::policies::$module::$ty as Policy>::NAME {
                     let params = spec.params_of::<crate::policies::$module::$ty>()?;

@@ -23,6 +23,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use wafer_cache::external;
 use wafer_cache::registry::{self, PolicySpec};
 use wafer_ftl::Device;
 
@@ -216,11 +217,19 @@ impl Preset {
                 "give either `traces` or `groups`, not both".into(),
             ));
         }
-        let labels: Vec<String> = exp
-            .policies
-            .iter()
-            .filter_map(|p| PolicySpec::parse(p).ok().map(|s| s.label()))
-            .collect();
+        // A policy missing from this build is left out of the study (said in its
+        // comparison); a Python class that cannot be loaded here stops it, saying
+        // where it can run.
+        let mut labels: Vec<String> = Vec::new();
+        for (i, p) in exp.policies.iter().enumerate() {
+            match PolicySpec::parse(p) {
+                Ok(s) => labels.push(s.label()),
+                Err(e) if external::is_external(p) => {
+                    return Err(err(format!("policies[{i}]"), e.to_string()))
+                }
+                Err(_) => {}
+            }
+        }
         let devices: Vec<&str> = if exp.devices.is_empty() {
             vec!["none"]
         } else {
@@ -368,11 +377,14 @@ impl Preset {
 
     /// Registered policies of the study, and the ones missing from this build.
     pub fn policies(&self) -> (Vec<String>, Vec<String>) {
-        self.exp
-            .policies
-            .iter()
-            .cloned()
-            .partition(|p| registry::find(p.split(':').next().unwrap_or(p)).is_ok())
+        self.exp.policies.iter().cloned().partition(|p| {
+            if external::is_external(p) {
+                // A Python class is never "missing from this build": it loaded
+                // or the study was refused ([`Preset::of`]).
+                return true;
+            }
+            registry::find(p.split(':').next().unwrap_or(p)).is_ok()
+        })
     }
 
     /// The trace files its groups that can run here read.
