@@ -76,10 +76,51 @@ fn quick(paper: &str) -> Option<(String, String, String)> {
     Some((stdout, csv.lines().next().unwrap().to_string(), report))
 }
 
+/// docs/findings.md quotes every study's quick form as printed (section "The quick
+/// form, as printed"): the quoted lines must be what `stdout` prints. With
+/// `WAFER_BLESS=1` the quote is rewritten instead (after a change that moves a
+/// figure, said in the commit).
+fn findings_quote(paper: &str, stdout: &str) {
+    let path = repository().join("docs/findings.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (open, close) = (
+        format!("<!-- quick: {paper} -->\n```text\n"),
+        "```\n<!-- /quick -->",
+    );
+    let at = doc
+        .find(&open)
+        .unwrap_or_else(|| panic!("docs/findings.md quotes no quick form of {paper}"))
+        + open.len();
+    let end = at + doc[at..].find(close).unwrap();
+    let printed = verdict_lines(stdout)
+        .into_iter()
+        .skip_while(|l| l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    if std::env::var_os("WAFER_BLESS").is_some() {
+        let new = format!("{}{printed}{}", &doc[..at], &doc[end..]);
+        std::fs::write(&path, new).unwrap();
+        return;
+    }
+    let quoted = &doc[at..end];
+    for (i, (q, p)) in quoted.lines().zip(printed.lines()).enumerate() {
+        assert_eq!(
+            q, p,
+            "{paper}: docs/findings.md line {i} of the quick form differs from what wafer prints (WAFER_BLESS=1 rewrites it)"
+        );
+    }
+    assert_eq!(
+        quoted.lines().count(),
+        printed.lines().count(),
+        "{paper}: docs/findings.md quotes another number of lines than wafer prints"
+    );
+}
+
 fn check(paper: &str) {
     let Some((stdout, header, report)) = quick(paper) else {
         return;
     };
+    findings_quote(paper, &stdout);
     let preset = wafer_lab::presets::find(paper).unwrap();
     for row in [
         "workload",
