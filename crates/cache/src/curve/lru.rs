@@ -700,7 +700,18 @@ impl LruCurve {
             trims: r(self.trims),
             trimmed_resident,
             io_time_ns: self.cfg.cost.io_time_ns(page_reads, page_writes),
-            ..Metrics::default()
+            // LRU evicts one page at a time and pads nothing: no groups, no pads.
+            groups: 0,
+            pad_reads: 0,
+            pad_writes: 0,
+            // The stack pass does not follow write-backs block by block (`wafer sim`
+            // does), nor sample a policy series.
+            block_utilization: Default::default(),
+            series: None,
+            // Filled from the counts below.
+            hit_ratio: 0.0,
+            read_hit_ratio: 0.0,
+            write_hit_ratio: 0.0,
         };
         m.finish_ratios();
         m

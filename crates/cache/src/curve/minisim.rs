@@ -193,7 +193,12 @@ fn scale(m: &Metrics, s: &Sample, c: u32, cost: crate::engine::CostModel) -> Met
         trimmed_resident: x(m.trimmed_resident),
         io_time_ns: cost.io_time_ns(page_reads + pad_reads, page_writes + pad_writes),
         block_utilization: m.block_utilization.clone(),
-        ..Metrics::default()
+        // A scaled run's series would be the sample's, not the trace's.
+        series: None,
+        // Filled from the scaled counts below.
+        hit_ratio: 0.0,
+        read_hit_ratio: 0.0,
+        write_hit_ratio: 0.0,
     };
     out.finish_ratios();
     out
