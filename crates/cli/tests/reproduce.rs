@@ -271,12 +271,17 @@ fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
             "setup row `{row}` missing:\n{stdout}"
         );
     }
-    // Constant write, random write, write biased, thrash, idle threshold.
+    // Constant write, random write, write biased, write-back below 32 MB against no
+    // cache, thrash, idle threshold.
     let verdicts = stdout
         .lines()
         .filter(|l| l.trim_start().starts_with("verdict: "))
         .count();
-    assert_eq!(verdicts, 5, "{stdout}");
+    assert_eq!(verdicts, 6, "{stdout}");
+    assert!(
+        stdout.contains("write-back alone is slightly slower than no cache"),
+        "{stdout}"
+    );
     assert!(dir.path().join("report.html").is_file());
 }
 

@@ -799,6 +799,45 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             per,
         ));
     }
+    // Paper 004, Sec. 4.3.1: "Without the automatic update policies, the average
+    // response time using a cache turns out to be slightly inferior to the case
+    // without a cache, for small cache sizes (< 32 MB)", of both random benchmarks.
+    out.push("paper: Random Write Only and Write Biased: below 32 MB, write-back alone is slightly slower than no cache".into());
+    let mut below = Vec::new();
+    for k in ["random-write", "write-biased"] {
+        for &g in &study.gaps_ms {
+            let small_wb = |r: &ApuResult| {
+                !r.cell.sweep
+                    && r.cell.gap_ms == g
+                    && r.cell.kind == k
+                    && r.cell.cache_mb > 0
+                    && r.cell.cache_mb < 32
+                    && r.cell.apu == "off"
+            };
+            let none = |r: &ApuResult| {
+                !r.cell.sweep && r.cell.gap_ms == g && r.cell.kind == k && r.cell.cache_mb == 0
+            };
+            if let (Some(wb), Some(nc)) = (mean_of(rs, small_wb), mean_of(rs, none)) {
+                out.push(format!(
+                    "  wafer, {k}, {g} ms gap: no cache {nc:.3} ms, write-back below 32 MB (mean over sizes and ways) {wb:.3} ms: {:.2}x",
+                    wb / nc
+                ));
+                let sat = saturated(rs, small_wb) || saturated(rs, none);
+                below.push((format!("{k}, {}", gap(g)), (nc > 0.0).then(|| wb / nc), sat));
+            }
+        }
+    }
+    out.push(verdict(
+        &claim(
+            "below 32 MB, write-back alone is slower than no cache (random write, write biased)",
+            "no cache",
+            "write-back below 32 MB",
+            Form::Ratio,
+            Over::Mean,
+            None,
+        ),
+        below,
+    ));
     out.push(
         "paper: Thrash Balanced: higher associativity cuts the response time (2-way vs direct mapped: 7x for write-back)"
             .into(),
