@@ -36,7 +36,8 @@
 //! so only its presence needs storing: per block, a bitmap of the offsets programmed
 //! since the erase (`prog`, which rule 2 asks) and of those holding their page's newest
 //! copy (`live`). Only pages in the RW logs have explicit entries (`l2p`, `p2l`), and a
-//! bitmap per logical block (`logged`) says which of its offsets they are. A merge then
+//! bitmap per logical block (`logged`) says which of its offsets they are; their `live`
+//! bits give an RW victim's valid pages without a lookup per page. A merge then
 //! moves 64 offsets a word at a time (the data block's `live` word or'ed with the
 //! logical block's `logged` word) and visits only the logical block's log pages one by
 //! one, where copying page by page visited every offset: an aged 16 GiB card with 4 MiB
@@ -87,7 +88,7 @@ pub struct FastFtl {
     /// or nowhere.
     l2p: Table,
     /// Logical page programmed into each page of an RW log block (NIL = erased); a
-    /// superseded copy keeps its entry, so `l2p` decides which entries are valid.
+    /// superseded copy keeps its entry, so `live` decides which entries are valid.
     p2l: Table,
     /// Per logical block, `wpb` words: the offsets whose newest copy is in an RW log
     /// (exactly those with an `l2p` entry).
@@ -95,8 +96,8 @@ pub struct FastFtl {
     /// Per physical block, `wpb` words: the offsets programmed since the erase, in data
     /// and SW blocks (RW blocks use `p2l`).
     prog: Vec<u64>,
-    /// Per physical block, `wpb` words: the offsets of a data or the SW block holding
-    /// their logical page's newest copy.
+    /// Per physical block, `wpb` words: the pages holding their logical page's newest
+    /// copy (in data, SW and RW log blocks; an RW victim's are the pages to merge).
     live: Vec<u64>,
     /// Pages holding a newest copy, per physical block.
     valid: Vec<u32>,
@@ -218,7 +219,7 @@ impl FastFtl {
             self.logged[i] &= !m;
             let ppn = self.l2p.get(lpn as usize);
             self.l2p.set(lpn as usize, NIL);
-            self.valid[(ppn / self.np) as usize] -= 1;
+            self.supersede_log(ppn);
             return;
         }
         let b = self.home(lbn, off);
@@ -247,7 +248,19 @@ impl FastFtl {
         self.logged[i] |= m;
         self.p2l.set(ppn as usize, lpn);
         self.l2p.set(lpn as usize, ppn);
-        self.valid[(ppn / self.np) as usize] += 1;
+        let (b, (w, m)) = (ppn / self.np, bit(ppn % self.np));
+        let i = self.at(b, w);
+        self.live[i] |= m;
+        self.valid[b as usize] += 1;
+    }
+
+    /// RW log page `ppn` no longer holds the newest copy of its page.
+    #[inline]
+    fn supersede_log(&mut self, ppn: u32) {
+        let (b, (w, m)) = (ppn / self.np, bit(ppn % self.np));
+        let i = self.at(b, w);
+        self.live[i] &= !m;
+        self.valid[b as usize] -= 1;
     }
 
     /// Copy the newest copy of every page at offsets `lo..hi` of `lbn`, from its data
@@ -280,10 +293,10 @@ impl FastFtl {
             while l != 0 {
                 let lpn = lbn * self.np + base + l.trailing_zeros();
                 l &= l - 1;
-                let src = self.l2p.get(lpn as usize) / self.np;
+                let src = self.l2p.get(lpn as usize);
                 self.l2p.set(lpn as usize, NIL);
-                self.valid[src as usize] -= 1;
-                self.f.copy(src, dst);
+                self.supersede_log(src);
+                self.f.copy(src / self.np, dst);
             }
         }
         if from_old > 0 {
@@ -308,6 +321,8 @@ impl FastFtl {
         let base = (b * self.np) as usize;
         self.p2l.clear(base..base + self.np as usize);
         self.f.erase(b);
+        let r = self.at(b, 0)..self.at(b + 1, 0);
+        debug_assert!(self.live[r].iter().all(|&w| w == 0));
     }
 
     /// Pages of logical block `lbn` (the last one may be short).
@@ -366,14 +381,15 @@ impl FastFtl {
             } else {
                 self.f.c.gc_invocations += 1;
                 let v = self.rw.pop_front().expect("n_rw >= 1");
-                let base = v * self.np;
-                for ppn in base..base + self.np {
-                    if self.valid[v as usize] == 0 {
-                        break;
-                    }
-                    let lpn = self.p2l.get(ppn as usize);
-                    if lpn != NIL && self.l2p.get(lpn as usize) == ppn {
-                        self.full_merge(lpn / self.np);
+                // The victim's valid pages in page order; each merge gathers the page
+                // found (and any later ones of its logical block) out of the victim.
+                for w in 0..self.wpb {
+                    let i = self.at(v, w);
+                    while self.live[i] != 0 {
+                        let lowest = self.live[i] & self.live[i].wrapping_neg();
+                        let ppn = v * self.np + w as u32 * W + lowest.trailing_zeros();
+                        self.full_merge(self.p2l.get(ppn as usize) / self.np);
+                        debug_assert_eq!(self.live[i] & lowest, 0, "merge left page {ppn}");
                     }
                 }
                 self.erase_log(v);
@@ -541,16 +557,21 @@ impl Ftl for FastFtl {
         for (b, &r) in role.iter().enumerate() {
             let words = b * wpb..(b + 1) * wpb;
             let (live, prog) = (&self.live[words.clone()], &self.prog[words]);
-            if live.iter().zip(prog).any(|(&l, &p)| l & !p != 0) {
-                return Err(format!("block {b} has a valid page never programmed"));
-            }
-            if beyond(prog, np) {
+            if beyond(live, np) || beyond(prog, np) {
                 return Err(format!("block {b} has bits beyond its pages"));
             }
-            if r == 1 || r == 2 {
-                valid[b] = live.iter().map(|w| w.count_ones()).sum();
-            } else if prog.iter().any(|&p| p != 0) {
-                return Err(format!("block {b} is no data or SW block but has pages"));
+            let has = |words: &[u64]| words.iter().any(|&w| w != 0);
+            match r {
+                1 | 2 if live.iter().zip(prog).any(|(&l, &p)| l & !p != 0) => {
+                    return Err(format!("block {b} has a valid page never programmed"));
+                }
+                3 if has(prog) => return Err(format!("RW log block {b} has data pages")),
+                0 if has(live) || has(prog) => return Err(format!("free block {b} has pages")),
+                _ => {}
+            }
+            let count: u32 = live.iter().map(|w| w.count_ones()).sum();
+            if count != self.valid[b] {
+                return Err(format!("block {b}: valid count and valid pages differ"));
             }
             let pages = b * np as usize..(b + 1) * np as usize;
             if r != 3 && self.p2l.entries(pages).any(|l| l != NIL) {
@@ -577,10 +598,15 @@ impl Ftl for FastFtl {
                         "logical page {lpn} lives in a block that is no log of it"
                     ));
                 }
-                if self.p2l.get(ppn as usize) != lpn {
+                let (pw, pm) = bit(ppn % np);
+                if self.p2l.get(ppn as usize) != lpn || self.live[self.at(ppn / np, pw)] & pm == 0 {
                     return Err(format!("logical page {lpn} maps to a page holding another"));
                 }
                 valid[(ppn / np) as usize] += 1;
+            } else if in_data {
+                valid[d as usize] += 1;
+            } else if in_sw {
+                valid[self.sw_block as usize] += 1;
             }
         }
         for lbn in 0..self.data.raw().len() as u32 {
