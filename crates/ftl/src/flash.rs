@@ -56,6 +56,16 @@ impl Flash {
         self.busy(to, self.lat.program_ns);
     }
 
+    /// `n` page copies from `from` to `to`: what `n` calls of [`Flash::copy`] count, added
+    /// at once, for a merge that moves many pages between the same two blocks.
+    #[inline]
+    pub fn copy_many(&mut self, from: u32, to: u32, n: u64) {
+        self.c.flash_reads_gc += n;
+        self.c.programs_gc += n;
+        self.busy(from, n * self.lat.read_ns);
+        self.busy(to, n * self.lat.program_ns);
+    }
+
     /// A program of host data into `block`.
     #[inline]
     pub fn program_host(&mut self, block: u32) {

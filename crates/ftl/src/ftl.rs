@@ -55,22 +55,6 @@ pub(crate) fn check_range(lpn: u64, n: u64, logical_pages: u64) -> Result<(), Ft
     }
 }
 
-/// Load the mapping entries of `lpns` in one sweep of independent loads (the addresses
-/// do not depend on each other, so the core overlaps their cache misses), leaving them in
-/// cache for the accesses that follow; see [`Ftl::prefetch`]. Plain loads rather than
-/// [`wafer_trace::prefetch`]: the prefetch instruction measured slower here (by 25%) and
-/// in the page-level FTL's sweeps (by up to 20%; BENCHMARKS.md, "FTL").
-#[inline]
-pub(crate) fn touch(map: &[u32], lpns: &[u64]) {
-    let mut acc = 0u32;
-    for &p in lpns {
-        if let Some(&e) = map.get(p as usize) {
-            acc ^= e;
-        }
-    }
-    std::hint::black_box(acc);
-}
-
 /// Any of wafer's FTLs.
 #[derive(Clone, Debug)]
 pub enum AnyFtl {
