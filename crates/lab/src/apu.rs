@@ -114,7 +114,7 @@ impl ApuStudy {
             sizes_mb: vec![8, 16, 32, 64, 128, 256],
             ways: vec![1, 2, 4],
             apus: vec!["off".into(), "lru".into(), "lfu".into()],
-            gaps_ms: vec![10.0, 100.0],
+            gaps_ms: vec![10.0, 100.0, 1000.0],
             thresholds_ms: vec![0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
             sweep_kind: "random-write".into(),
             sweep_mb: 8,
