@@ -105,18 +105,19 @@ fn wide_trace(dir: &Path, n: u64) -> PathBuf {
 }
 
 #[test]
-fn a_trace_whose_pages_need_more_than_the_memory_limit_is_refused() {
+fn a_trace_whose_pages_need_more_than_the_memory_limit_is_streamed_or_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = wide_trace(dir.path(), 12);
-    let sim = |extra: &[&str]| {
+    let sim = |policies: &str, extra: &[&str]| {
         let mut c = wafer();
         c.env("WAFER_MAX_MEMORY", "64MiB")
-            .args(["sim", "-p", "lru", "-c", "10p", "-t"])
+            .args(["sim", "-p", policies, "-c", "10p,20p", "-t"])
             .arg(&t)
             .args(extra);
         c
     };
-    let err = refused(&mut sim(&[]), 1);
+    // An offline policy needs the trace in memory: refused, and told how to go on.
+    let err = refused(&mut sim("opt", &[]), 1);
     assert!(
         err.contains("wide.csv: preparing the trace in memory would take more than the limit of 64 MiB (about "),
         "{err}"
@@ -126,12 +127,26 @@ fn a_trace_whose_pages_need_more_than_the_memory_limit_is_refused() {
         "{err}"
     );
     assert!(err.contains("WAFER_MAX_MEMORY=SIZE"), "{err}");
-    // Streamed, the same trace runs.
-    let out = sim(&["--stream"]).output().unwrap();
+    // Otherwise the grid streams it by itself, says so in one line, and gives what
+    // `--stream` gives.
+    let run = |extra: &[&str]| {
+        let out = sim("lru,fifo", extra).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{err}");
+        (String::from_utf8(out.stdout).unwrap(), err)
+    };
+    let (chosen, err) = run(&[]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("wafer: "), "{err}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        err.contains(
+            "wide.csv: preparing the trace in memory would take more than the limit of 64 MiB"
+        ),
+        "{err}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("3145728 distinct pages"));
+    assert!(err.trim_end().ends_with("; streaming it"), "{err}");
+    let (asked, err) = run(&["--stream"]);
+    assert_eq!(err, "");
+    assert_eq!(chosen, asked);
+    assert!(chosen.contains("3145728 distinct pages"), "{chosen}");
 }
