@@ -120,7 +120,7 @@ fn single_runs_streamed_equal_runs_over_the_mapped_file() {
     for (p, row) in policies.iter().zip(&first) {
         let same = grid
             .iter()
-            .find(|g| g["policy"] == Value::from(*p) && g["cache"] == Value::from("200p"));
+            .find(|g| g["policy"] == *p && g["cache"] == "200p");
         let same: Vec<_> = same
             .unwrap()
             .as_object()

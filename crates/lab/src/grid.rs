@@ -337,8 +337,9 @@ impl Study for GridStudy {
                 if let Some(why) = self.why_stream(ti) {
                     if why.too_large {
                         eprintln!("wafer: {source}: {}; streaming it", why.msg);
+                    } else {
+                        obs.message(&format!("streaming {source}: {}", why.msg));
                     }
-                    obs.message(&format!("streaming {source}: {}", why.msg));
                     return self.streamed(ti, obs);
                 }
                 obs.message(&format!("reading {source}"));
