@@ -10,9 +10,9 @@
 #   CACHESIM=/path/to/cachesim WAFER=target/release/wafer bench/first_contact.sh cp40.bin [ROUNDS]
 # cp40.bin: `python3 bench/repeat_oracle.py ../shared/traces/cloudphysics/cloudPhysicsIO.oracleGeneral.bin cp40.bin`
 set -euo pipefail
-BIN=$1
+BIN=$(realpath "$1")
 ROUNDS=${2:-5}
-W=${WAFER:-wafer}
+W=$(realpath "$(command -v "${WAFER:-wafer}")")
 C=${CACHESIM:?set CACHESIM to libCacheSim\'s cachesim binary}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
@@ -23,6 +23,7 @@ CELL=(--granularity record -p lru -c 19590p)
 run() { # label command...
   /usr/bin/time -f "$1 %e %U %S %M" -a -o "$d/times" "${@:2}" >/dev/null 2>&1
 }
+cd "$d" # cachesim writes its result/ folder here
 uptime
 for _ in $(seq "$ROUNDS"); do
   run cachesim "$C" "$BIN" oracleGeneral lru 19590 --ignore-obj-size 1
