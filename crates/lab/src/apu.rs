@@ -23,8 +23,9 @@
 //! * Load: paper 004 does not state its arrival rate; wafer chose 10 ms mean
 //!   gaps, where the constant-write and thrash benchmarks (~2 MB requests) saturate the
 //!   modelled device and the means measure the backlog (docs/ssd.md). The preset
-//!   therefore runs the grid at two loads, the default 10 ms and a lighter 100 ms, and
-//!   reports both, rather than picking the one where a finding shows.
+//!   therefore runs the grid at three loads, the default 10 ms, 100 ms and 1 s (where
+//!   no benchmark's no-cache baseline saturates the device), and reports each, rather
+//!   than picking the one where a finding shows.
 //! * Thrash sizes its twin regions to the cache under test (Table 5); without a cache
 //!   it uses the generator's default.
 
@@ -640,7 +641,7 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
 }
 
 /// The note the preset prints.
-pub const NOTE: &str = "Paper 004's workloads ran on DiskSim with Microsoft's SSD model; wafer runs the Table 5 micro benchmarks as generators on its own timed SSD (samsung-k9 timing, page-level FTL), so compare directions, not numbers. The paper does not state its arrival rate: wafer reports the spec's 10 ms mean Poisson gap (where constant-write and thrash, ~2 MB per request, saturate the modelled device and the means measure the backlog) and a lighter 100 ms gap, and picks neither to suit a finding.";
+pub const NOTE: &str = "Paper 004's workloads ran on DiskSim with Microsoft's SSD model; wafer runs the Table 5 micro benchmarks as generators on its own timed SSD (samsung-k9 timing, page-level FTL), so compare directions, not numbers. The paper does not state its arrival rate: wafer reports the spec's 10 ms mean Poisson gap (where constant-write and thrash, ~2 MB per request, saturate the modelled device and the means measure the backlog), a lighter 100 ms gap (where constant-write still does) and a 1 s gap (where no baseline does), and picks none to suit a finding.";
 
 fn mean_of(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> Option<f64> {
     let v: Vec<f64> = rs.iter().filter(|r| f(r)).map(|r| r.mean_ms).collect();
