@@ -226,15 +226,13 @@ pub(crate) fn compute(
     if params.measure == Measure::Steady {
         sink.recording();
     }
-    // A stream that was not counted first is read by this cell alone: it says what
-    // it skipped (a counting pass says it otherwise).
-    let mut reader = None;
-    let uncounted = matches!(input, CellInput::Stream(None));
+    let mut reader;
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
         CellInput::Stream(_) => {
             let (t, format) = &plan.traces[pos.trace];
-            Input::Stream(reader.insert(t.open(*format)?).as_mut())
+            reader = t.open(*format)?;
+            Input::Stream(reader.as_mut())
         }
     };
     let mut done = 0u64;
@@ -249,9 +247,6 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
-    if let (true, Some(r)) = (uncounted, &reader) {
-        say_skipped(&plan.traces[pos.trace].0.source(), r.skipped());
-    }
     let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
     // Steady state: the cell's own stream again, pass after pass, then one measured.
     let mut steady = None;
