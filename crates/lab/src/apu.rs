@@ -303,7 +303,7 @@ pub struct ApuCell {
 impl ApuCell {
     /// Stable id: xxh3-64 of the parameters (version included).
     pub fn id(&self) -> String {
-        crate::study::cell_id(self)
+        crate::spec::cell_id(self)
     }
 
     /// The configuration label (`WB 2-way`, `APU-LRU 4-way`, `no cache`).

@@ -19,30 +19,9 @@
 //! otherwise (the traces disagree, or the direction holds with a smaller effect), or
 //! when nothing could be compared. The rule is fixed here, not per claim.
 
-use serde::{Deserialize, Serialize};
-
 use crate::result::CellResult;
 use crate::spec::Measure;
-
-/// How a comparison reads a cell (lower is better for every metric). In a study file:
-/// `elapsed`, `device-time`, `erases`, `erases-before-flush`, `cost-time`,
-/// `pages-written`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Metric {
-    /// Elapsed time of the after-cache replay on the timed device.
-    Elapsed,
-    /// Device busy time (flash operation latencies summed).
-    DeviceTime,
-    /// Block erases on the device, end flush included (the lifetime view).
-    Erases,
-    /// Block erases before the end flush began.
-    ErasesBeforeFlush,
-    /// Cost-model I/O time (reads x t_r + writes x t_w).
-    CostTime,
-    /// Pages the cache wrote to storage (write-backs + padding).
-    PagesWritten,
-}
+pub use crate::study_def::{Claim, Form, Metric, Over};
 
 impl Metric {
     /// The metric of cell `r`, if it has it.
@@ -80,67 +59,6 @@ impl Metric {
             Metric::PagesWritten => "pages written to storage",
         }
     }
-}
-
-/// How a claim is expressed (`reduction` or `ratio` in a study file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Form {
-    /// `1 - A/B` ("outperforms by x%").
-    Reduction,
-    /// `B/A` ("x times less").
-    Ratio,
-}
-
-/// How the paper reduces its figures over cache sizes (`up-to` or `mean` in a study
-/// file).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Over {
-    /// "up to": the largest effect.
-    UpTo,
-    /// "on average" or unqualified: the mean effect.
-    Mean,
-}
-
-/// One claim of a paper and how wafer checks it: a `[[claims]]` entry of a study or
-/// experiment file (`docs/experiments.md`, "Claims").
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Claim {
-    /// The paper's sentence, abridged, with its figure or section.
-    pub text: String,
-    /// The proposed policy (a policy label of the grid, as results carry it).
-    pub policy: String,
-    /// The baseline.
-    pub baseline: String,
-    /// The metric (lower is better).
-    pub metric: Metric,
-    /// How the claim is expressed.
-    pub form: Form,
-    /// How the paper reduces over cache sizes.
-    #[serde(default = "mean")]
-    pub over: Over,
-    /// The paper's figure: 0.29 for "29% less", 3.7 for "3.7 times less"; None for
-    /// a claim of direction only (no figure given).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paper: Option<f64>,
-    /// Device column to read (`none` for cache-only metrics).
-    #[serde(default = "no_device")]
-    pub device: String,
-    /// What still differs from the paper's setup for this claim.
-    #[serde(default = "no_differences")]
-    pub differences: String,
-}
-
-fn mean() -> Over {
-    Over::Mean
-}
-fn no_device() -> String {
-    "none".into()
-}
-fn no_differences() -> String {
-    "none stated".into()
 }
 
 /// The thresholds of the verdict rule, named once (`docs/experiments.md`,

@@ -198,7 +198,7 @@ pub fn compute(
     };
     let format = trace.format_as(&|k| at(&format!("traces[0].{k}")))?;
     let sim = |e: wafer_cache::SimError| {
-        LabError::Invalid(crate::compute::about(&trace.source(), e.to_string()))
+        LabError::Invalid(crate::prepared::about(&trace.source(), e.to_string()))
     };
     let mut reader = trace.open(format)?;
     // A prepared file kept beside the trace (`wafer trace prepare`) is used when it
@@ -228,7 +228,7 @@ pub fn compute(
                     &mut |n| watch.at(n),
                     crate::bounds::memory_limit(),
                 )
-                .map_err(|e| crate::compute::prepare_error(&trace.source(), e))?;
+                .map_err(|e| crate::prepared::prepare_error(&trace.source(), e))?;
                 watch.end();
                 Some(t)
             }
@@ -258,7 +258,7 @@ pub fn compute(
         watch.end();
         lru_curves.push((m, c));
     }
-    crate::compute::say_skipped(&trace.source(), reader.skipped());
+    crate::prepared::say_skipped(&trace.source(), reader.skipped());
     drop(reader);
     let footprint = match &prepared {
         Some(t) => u64::from(t.universe()),

@@ -30,10 +30,39 @@ use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
 use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
-use crate::claims::Claim;
 use crate::error::LabError;
 use crate::spec::{Access, Measure, PageSize, RunSpec, VERSION};
+use crate::study_def::Claim;
 use crate::study_def::{PaperSetup, Sensitivity, TraceGroup};
+
+/// Figure kinds and what they show.
+pub const FIGURES: [(&str, &str); 13] = [
+    ("hit-ratio", "hit ratio vs cache size"),
+    ("write-backs", "pages written to storage vs cache size"),
+    (
+        "write-backs-relative",
+        "pages written to storage relative to the baseline policy",
+    ),
+    ("io-time", "estimated storage time vs cache size"),
+    ("io-time-vs-clock", "storage time normalised to CLOCK"),
+    ("erases", "block erases per policy and cache size"),
+    (
+        "erases-relative",
+        "block erases relative to the baseline policy",
+    ),
+    ("waf", "write amplification vs cache size"),
+    (
+        "block-utilization",
+        "write operations (bursts) per block-utilization range",
+    ),
+    (
+        "block-utilization-pages",
+        "share of written pages per block-utilization range",
+    ),
+    ("io-counts", "read and write I/Os per policy"),
+    ("write-pattern", "page number of writes over time"),
+    ("areas", "policy area sizes over time"),
+];
 
 /// Where a run sits in the grid: indices into the plan's traces, policies, sizes and
 /// devices.
@@ -268,7 +297,7 @@ fn one_mib() -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Outputs {
-    /// Figures to draw (names of [`crate::figures::FIGURES`]), or `["all"]`.
+    /// Figures to draw (names of [`FIGURES`]), or `["all"]`.
     #[serde(default = "all_figures")]
     pub figures: Vec<String>,
     /// Keep every cell's after-cache trace as `after/<cell-id>.csv`.
@@ -556,7 +585,7 @@ impl Plan {
 /// while it was read.
 fn checksum_stamped(path: &Path) -> Result<(String, FileStamp), LabError> {
     let before = FileStamp::of(path)?;
-    let sum = checksum(path)?;
+    let sum = crate::known_traces::checksum(path)?;
     if FileStamp::of(path)? != before {
         return Err(LabError::Invalid(format!(
             "{}: the trace file changed while it was being checksummed",
@@ -583,22 +612,6 @@ pub struct Settings {
     pub address_map: AddressMap,
     /// Aging, parsed.
     pub aging: Option<Aging>,
-}
-
-/// xxh3-64 of a file's bytes, hex.
-pub fn checksum(path: &Path) -> Result<String, LabError> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        let n = f.read(&mut buf).map_err(|e| LabError::io(path, e))?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(format!("{:016x}", h.digest()))
 }
 
 /// A cache size as a hash key: equal keys for equal sizes (a share of the footprint
@@ -1104,8 +1117,8 @@ impl Experiment {
             }
         }
         for (i, f) in self.outputs.figures.iter().enumerate() {
-            if f != "all" && !crate::figures::FIGURES.iter().any(|(n, _)| n == f) {
-                let known: Vec<&str> = crate::figures::FIGURES.iter().map(|(n, _)| *n).collect();
+            if f != "all" && !FIGURES.iter().any(|(n, _)| n == f) {
+                let known: Vec<&str> = FIGURES.iter().map(|(n, _)| *n).collect();
                 return Err(err(
                     format!("outputs.figures[{i}]"),
                     format!("unknown figure \"{f}\" (known: all, {})", known.join(", ")),

@@ -45,46 +45,17 @@
 //! least two policies.
 
 use crate::experiment::Plan;
-use crate::grid::TraceInfo;
 use crate::plot::{spans_decades, starts_at_zero, Chart, Kind, Series};
 use crate::result::CellResult;
+use crate::result::TraceInfo;
 use wafer_cache::metrics::UTILIZATION_RANGES;
-
-/// Figure kinds and what they show.
-pub const FIGURES: [(&str, &str); 13] = [
-    ("hit-ratio", "hit ratio vs cache size"),
-    ("write-backs", "pages written to storage vs cache size"),
-    (
-        "write-backs-relative",
-        "pages written to storage relative to the baseline policy",
-    ),
-    ("io-time", "estimated storage time vs cache size"),
-    ("io-time-vs-clock", "storage time normalised to CLOCK"),
-    ("erases", "block erases per policy and cache size"),
-    (
-        "erases-relative",
-        "block erases relative to the baseline policy",
-    ),
-    ("waf", "write amplification vs cache size"),
-    (
-        "block-utilization",
-        "write operations (bursts) per block-utilization range",
-    ),
-    (
-        "block-utilization-pages",
-        "share of written pages per block-utilization range",
-    ),
-    ("io-counts", "read and write I/Os per policy"),
-    ("write-pattern", "page number of writes over time"),
-    ("areas", "policy area sizes over time"),
-];
 
 /// One drawn figure.
 #[derive(Clone, Debug)]
 pub struct Figure {
     /// File stem (`hit-ratio-telegram`).
     pub stem: String,
-    /// Kind (first column of [`FIGURES`]).
+    /// Kind (first column of [`crate::experiment::FIGURES`]).
     pub kind: &'static str,
     /// The chart.
     pub chart: Chart,

@@ -15,60 +15,18 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
 use wafer_cache::PreparedTrace;
 use wafer_trace::{Densifier, Op};
 
-use crate::compute::{compute, prepare_trace, AgedDevices, CellInput, PATTERN_POINTS};
+use crate::compute::{compute, AgedDevices, CellInput, PATTERN_POINTS};
 use crate::error::LabError;
 use crate::experiment::{GridPos, Plan};
+use crate::prepared::prepare_trace;
 use crate::report::Preface;
-use crate::result::{CellResult, Decimator};
+use crate::result::{CellResult, Decimator, Outcome, TraceInfo};
 use crate::spec::RunSpec;
 use crate::store::{write_atomic, Store};
 use crate::study::{self, Observer, RunOptions, Study};
-
-/// Facts about one trace of the experiment.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TraceInfo {
-    /// Label.
-    pub label: String,
-    /// Path, or `gen: <spec>` for a generated trace.
-    pub path: String,
-    /// xxh3-64 of the file (or of the generator spec and version), hex.
-    pub checksum: String,
-    /// Requests.
-    pub requests: u64,
-    /// Page accesses.
-    pub accesses: u64,
-    /// Distinct pages.
-    pub footprint_pages: u64,
-    /// A sample of the before-cache writes: `(access index, page)`.
-    pub write_pattern: Vec<(u64, u64)>,
-}
-
-/// What a grid run produced.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// Runs in the grid.
-    pub total: usize,
-    /// Runs found in the store.
-    pub reused: usize,
-    /// Runs computed by this run.
-    pub computed: usize,
-    /// Whether the run was stopped before computing every cell.
-    pub interrupted: bool,
-    /// Cells that could not be computed, with their reasons.
-    pub failed: Vec<study::Failure>,
-    /// Results present, in grid order.
-    pub results: Vec<CellResult>,
-    /// The traces (those whose facts are known).
-    pub traces: Vec<TraceInfo>,
-    /// Wall-clock time of the run, seconds.
-    pub elapsed_s: f64,
-    /// Worker threads used.
-    pub jobs: usize,
-}
 
 /// How the runs of one trace get their accesses.
 pub enum TraceInput {
@@ -476,7 +434,7 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
             });
         }
     }
-    crate::compute::say_skipped(&t.source(), reader.skipped());
+    crate::prepared::say_skipped(&t.source(), reader.skipped());
     Ok(trace_info(
         plan,
         ti,

@@ -244,7 +244,7 @@ impl KnownTrace {
                 self.size
             )));
         }
-        let sum = crate::experiment::checksum(path)?;
+        let sum = checksum(path)?;
         if sum != self.xxh3 {
             return Err(LabError::Invalid(format!(
                 "{}: checksum {sum} (xxh3-64), {} has {}",
@@ -255,6 +255,22 @@ impl KnownTrace {
         }
         Ok(())
     }
+}
+
+/// xxh3-64 of a file's bytes, hex.
+pub fn checksum(path: &Path) -> Result<String, LabError> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| LabError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(format!("{:016x}", h.digest()))
 }
 
 #[cfg(test)]

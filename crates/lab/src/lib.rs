@@ -22,41 +22,55 @@
 //! ```
 #![deny(missing_docs)]
 
-pub mod apu;
+// The modules by role, each role using only its own and the roles above it
+// (`tests/layout.rs` checks it, and that no modules import in a circle).
+
+// Describe: what a run is, validated once, and the limits it runs within.
 pub mod bounds;
-pub mod claims;
-pub mod compute;
-pub mod curve;
 pub mod error;
 pub mod experiment;
-pub mod figure_file;
-pub mod figures;
-pub mod grid;
 pub mod known_traces;
+pub mod spec;
+pub mod study_def;
+pub mod trace_folders;
+
+// Keep: results, the store of finished cells, prepared traces.
 pub mod lock;
 pub mod parquet_file;
+pub mod prepared;
+pub mod result;
+pub mod store;
+
+// Judge: the verdict rule on a claim's cells.
+pub mod claims;
+
+// Show: figures, provenance and the report.
+pub mod figure_file;
+pub mod figures;
 pub mod pdf;
 pub mod plot;
 pub mod png;
-pub mod prepared;
-pub mod presets;
 pub mod provenance;
 pub mod report;
-pub mod result;
-pub mod spec;
+
+// Run: the one runner, what it computes, and publishing a finished grid.
+pub mod compute;
+pub mod curve;
+pub mod grid;
 pub mod steady;
-pub mod store;
 pub mod study;
-pub mod study_def;
 pub mod timed;
-pub mod trace_folders;
+
+// Studies: the paper studies and the timed-SSD study of paper 004.
+pub mod apu;
+pub mod presets;
 
 pub use compute::{run_cell, CellSink};
 pub use error::LabError;
 pub use experiment::{Experiment, GridPos, Plan};
-pub use grid::{execute, publish, Done, GridStudy, Outcome};
+pub use grid::{execute, publish, Done, GridStudy};
 pub use provenance::Provenance;
 pub use report::Preface;
-pub use result::{CellResult, FtlSummary};
+pub use result::{CellResult, FtlSummary, Outcome};
 pub use spec::{Access, Measure, PageSize, RunSpec, VERSION};
 pub use study::{Observer, Quiet, RunOptions, Study};

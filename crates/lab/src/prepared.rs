@@ -2,7 +2,7 @@
 //! [`PreparedTrace`] (`wafer trace prepare`), so a run loads the arrays instead of
 //! decoding and densifying the trace again.
 //!
-//! [`load`] is called where every run gets its trace ([`crate::compute::prepare_trace`]:
+//! [`load`] is called where every run gets its trace ([`prepare_trace`]:
 //! `wafer sim`, `wafer run`, the Python API and Dask workers alike). A prepared file is
 //! used only when it matches the run exactly: the trace file's size, modification time
 //! and checksum, the format it is read as (and a custom text trace's columns), and the
@@ -142,7 +142,7 @@ pub fn keep(plan: &Plan, ti: usize) -> Result<(PathBuf, PreparedTrace), LabError
             "a generated trace has no file to keep a prepared trace beside".into(),
         ));
     };
-    let t = crate::compute::prepare_from_source(plan, ti)?;
+    let t = prepare_from_source(plan, ti)?;
     let path = path_of(&trace);
     t.save(&path, source).map_err(sim)?;
     Ok((path, t))
@@ -150,4 +150,63 @@ pub fn keep(plan: &Plan, ti: usize) -> Result<(PathBuf, PreparedTrace), LabError
 
 fn sim(e: wafer_cache::SimError) -> LabError {
     LabError::Invalid(e.to_string())
+}
+
+/// Trace `ti` of `plan` prepared (once per trace; cells share it): read from its
+/// prepared file when one fits the run ([`load`]), otherwise
+/// decoded and densified from the trace. Every run gets its trace here.
+pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
+    match load(plan, ti)? {
+        Some(t) => Ok(t),
+        None => prepare_from_source(plan, ti),
+    }
+}
+
+/// Decode and densify trace `ti` of `plan`.
+pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
+    let (t, format) = &plan.traces[ti];
+    let mut reader = t.open(*format)?;
+    let limit = crate::bounds::memory_limit();
+    let p = PreparedTrace::read_within(plan.granularity(), reader.as_mut(), &mut |_| {}, limit)
+        .map_err(|e| prepare_error(&t.source(), e))?;
+    say_skipped(&t.source(), reader.skipped());
+    Ok(p)
+}
+
+/// One line on stderr for the malformed records a `skip_invalid` read of `source`
+/// skipped (every command says it the same way).
+pub fn say_skipped(source: &str, skipped: u64) {
+    if skipped > 0 {
+        eprintln!("wafer: {source}: skipped {skipped} malformed records");
+    }
+}
+
+/// An error of preparing `source`, with how to proceed when it is too large.
+pub(crate) fn prepare_error(source: &str, e: wafer_cache::SimError) -> LabError {
+    use wafer_cache::SimError;
+    const STREAM: &str = "stream it instead: wafer sim --stream, `stream = true` in an experiment file, stream=True in Python";
+    match e {
+        SimError::TooLarge(_) => LabError::Invalid(about(source, format!("{e} ({STREAM})"))),
+        SimError::OverMemory { .. } => LabError::Memory(about(
+            source,
+            format!(
+                "{e}; {STREAM}, or set {}=SIZE where more memory is available",
+                crate::bounds::MEMORY_ENV
+            ),
+        )),
+        // As the `wafer` binary's allocator words it, the trace named after.
+        SimError::OutOfMemory(bytes) => LabError::Memory(format!(
+            "out of memory (could not allocate {bytes} bytes preparing {source}; {STREAM})"
+        )),
+        e => LabError::Invalid(about(source, e.to_string())),
+    }
+}
+
+/// `msg` about `source`, naming it once (reader errors name their file already).
+pub(crate) fn about(source: &str, msg: String) -> String {
+    if msg.contains(source) {
+        msg
+    } else {
+        format!("{source}: {msg}")
+    }
 }

@@ -10,12 +10,13 @@ use std::fmt::Write;
 use wafer_ftl::AddressMap;
 
 use crate::experiment::Plan;
+use crate::experiment::FIGURES;
 use crate::figure_file::FORMATS;
-use crate::figures::{Figure, FIGURES};
-use crate::grid::Outcome;
+use crate::figures::Figure;
 use crate::plot::{esc, fmt_num};
 use crate::provenance::Provenance;
 use crate::result::CellResult;
+use crate::result::Outcome;
 
 /// Extra text a preset adds at the top (claims next to measurements).
 #[derive(Clone, Debug, Default)]

@@ -301,6 +301,57 @@ impl Decimator {
     }
 }
 
+/// Facts about one trace of the experiment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceInfo {
+    /// Label.
+    pub label: String,
+    /// Path, or `gen: <spec>` for a generated trace.
+    pub path: String,
+    /// xxh3-64 of the file (or of the generator spec and version), hex.
+    pub checksum: String,
+    /// Requests.
+    pub requests: u64,
+    /// Page accesses.
+    pub accesses: u64,
+    /// Distinct pages.
+    pub footprint_pages: u64,
+    /// A sample of the before-cache writes: `(access index, page)`.
+    pub write_pattern: Vec<(u64, u64)>,
+}
+
+/// What a grid run produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Runs in the grid.
+    pub total: usize,
+    /// Runs found in the store.
+    pub reused: usize,
+    /// Runs computed by this run.
+    pub computed: usize,
+    /// Whether the run was stopped before computing every cell.
+    pub interrupted: bool,
+    /// Cells that could not be computed, with their reasons.
+    pub failed: Vec<Failure>,
+    /// Results present, in grid order.
+    pub results: Vec<CellResult>,
+    /// The traces (those whose facts are known).
+    pub traces: Vec<TraceInfo>,
+    /// Wall-clock time of the run, seconds.
+    pub elapsed_s: f64,
+    /// Worker threads used.
+    pub jobs: usize,
+}
+
+/// A cell that could not be computed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// The cell's label.
+    pub cell: String,
+    /// Why, one line.
+    pub reason: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

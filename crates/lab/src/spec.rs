@@ -10,7 +10,7 @@
 //! is resolved against the trace.
 //!
 //! The id of a run is the xxh3-64 hash of its canonical JSON
-//! ([`crate::study::cell_id`]): it holds the trace's checksum, the full device
+//! ([`cell_id`]): it holds the trace's checksum, the full device
 //! description and the wafer version, so a rerun finds the runs it already has and a
 //! changed parameter, trace file or wafer version computes afresh.
 
@@ -156,7 +156,7 @@ pub struct RunSpec {
 impl RunSpec {
     /// The run's id: 16 hex digits.
     pub fn id(&self) -> String {
-        crate::study::cell_id(self)
+        cell_id(self)
     }
 
     /// `trace / policy / cache / device`, for messages.
@@ -176,6 +176,12 @@ impl RunSpec {
             Access::Record => Granularity::Record,
         }
     }
+}
+
+/// The id of a cell: xxh3-64 (16 hex digits) of its canonical JSON.
+pub fn cell_id<C: Serialize>(cell: &C) -> String {
+    let json = serde_json::to_vec(cell).expect("cell parameters serialise");
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&json))
 }
 
 /// A cell of LRU at 1 MiB on trace `t`, no device: what unit tests vary.

@@ -3,7 +3,7 @@
 //! [`Study`] run by [`run`].
 //!
 //! 1. The study lists its cells ([`Study::cells`]); a cell's id is the xxh3-64 hash
-//!    of its canonical JSON ([`cell_id`]), so a rerun finds the cells it already has
+//!    of its canonical JSON ([`crate::spec::cell_id`]), so a rerun finds the cells it already has
 //!    and a changed parameter computes afresh. Stored results are reused (when the
 //!    study confirms they belong to the cell). The output folder is taken first
 //!    ([`RunOptions::claim`]): one writer at a time, no output over an input.
@@ -15,7 +15,7 @@
 //!    returns with the finished cells, and cells still running are discarded (never
 //!    stored); a rerun computes them.
 //! 5. A cell that cannot run (it does not fit its device, its trace cannot be read)
-//!    is recorded as failed with its reason ([`Failure`]) and the other cells go on;
+//!    is recorded as failed with its reason ([`crate::result::Failure`]) and the other cells go on;
 //!    a failed cell is not stored, so a rerun tries it again. A failure of the store
 //!    itself (a full disk) ends the run at once.
 //!
@@ -32,6 +32,7 @@ use serde::Serialize;
 
 use crate::error::LabError;
 use crate::lock::OutLock;
+use crate::result::Failure;
 use crate::store::Store;
 
 /// A set of independent cells, each a pure function of its parameters.
@@ -90,12 +91,6 @@ fn is_store_failure(e: &LabError, opts: &RunOptions) -> bool {
         (LabError::Io { path, .. }, Some(out)) => path.starts_with(out),
         _ => false,
     }
-}
-
-/// The id of a cell: xxh3-64 (16 hex digits) of its canonical JSON.
-pub fn cell_id<C: Serialize>(cell: &C) -> String {
-    let json = serde_json::to_vec(cell).expect("cell parameters serialise");
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&json))
 }
 
 /// How to run.
@@ -164,15 +159,6 @@ impl Observer for Quiet {
     fn cell_done(&mut self, _: &str) {}
 }
 
-/// A cell that could not be computed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    /// The cell's label.
-    pub cell: String,
-    /// Why, one line.
-    pub reason: String,
-}
-
 /// What a run produced.
 #[derive(Clone, Debug)]
 pub struct Outcome<T> {
@@ -206,7 +192,7 @@ pub fn run<S: Study + Send + 'static>(
     let _lock = opts.claim(&**study)?;
     let store = opts.out.as_deref().map(Store::new);
     let cells = study.cells();
-    let ids: Vec<String> = cells.iter().map(cell_id).collect();
+    let ids: Vec<String> = cells.iter().map(crate::spec::cell_id).collect();
     let mut have: Vec<Option<S::Output>> = cells
         .iter()
         .zip(&ids)

@@ -1,7 +1,7 @@
 //! What a study file declares beyond its grid: the paper it reproduces and that
 //! paper's setup (`[paper]`), its stand-in traces in groups judged apart
-//! (`[[groups]]`) and the sensitivity studies of its claims (`[[sensitivity]]`).
-//! The claims themselves are [`crate::claims::Claim`]s (`[[claims]]`). The five paper
+//! (`[[groups]]`), the sensitivity studies of its claims (`[[sensitivity]]`)
+//! and its claims (`[[claims]]`, [`Claim`]; judged by [`crate::claims`]). The five paper
 //! studies are files of this schema under `studies/` of the repository
 //! (`docs/experiments.md`, "Studies").
 
@@ -106,4 +106,85 @@ impl Sensitivity {
             (false, false) => "",
         }
     }
+}
+
+/// How a comparison reads a cell (lower is better for every metric). In a study file:
+/// `elapsed`, `device-time`, `erases`, `erases-before-flush`, `cost-time`,
+/// `pages-written`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Elapsed time of the after-cache replay on the timed device.
+    Elapsed,
+    /// Device busy time (flash operation latencies summed).
+    DeviceTime,
+    /// Block erases on the device, end flush included (the lifetime view).
+    Erases,
+    /// Block erases before the end flush began.
+    ErasesBeforeFlush,
+    /// Cost-model I/O time (reads x t_r + writes x t_w).
+    CostTime,
+    /// Pages the cache wrote to storage (write-backs + padding).
+    PagesWritten,
+}
+
+/// How a claim is expressed (`reduction` or `ratio` in a study file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Form {
+    /// `1 - A/B` ("outperforms by x%").
+    Reduction,
+    /// `B/A` ("x times less").
+    Ratio,
+}
+
+/// How the paper reduces its figures over cache sizes (`up-to` or `mean` in a study
+/// file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Over {
+    /// "up to": the largest effect.
+    UpTo,
+    /// "on average" or unqualified: the mean effect.
+    Mean,
+}
+
+/// One claim of a paper and how wafer checks it: a `[[claims]]` entry of a study or
+/// experiment file (`docs/experiments.md`, "Claims").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The paper's sentence, abridged, with its figure or section.
+    pub text: String,
+    /// The proposed policy (a policy label of the grid, as results carry it).
+    pub policy: String,
+    /// The baseline.
+    pub baseline: String,
+    /// The metric (lower is better).
+    pub metric: Metric,
+    /// How the claim is expressed.
+    pub form: Form,
+    /// How the paper reduces over cache sizes.
+    #[serde(default = "mean")]
+    pub over: Over,
+    /// The paper's figure: 0.29 for "29% less", 3.7 for "3.7 times less"; None for
+    /// a claim of direction only (no figure given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper: Option<f64>,
+    /// Device column to read (`none` for cache-only metrics).
+    #[serde(default = "no_device")]
+    pub device: String,
+    /// What still differs from the paper's setup for this claim.
+    #[serde(default = "no_differences")]
+    pub differences: String,
+}
+
+fn mean() -> Over {
+    Over::Mean
+}
+fn no_device() -> String {
+    "none".into()
+}
+fn no_differences() -> String {
+    "none stated".into()
 }

@@ -12,7 +12,8 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use serde_json::Value;
 use std::sync::Arc;
-use wafer_lab::figures::{self, FIGURES};
+use wafer_lab::experiment::FIGURES;
+use wafer_lab::figures;
 use wafer_lab::store::Store;
 
 use wafer_lab::{execute, run_cell, CellResult, Experiment, GridStudy, Plan, Quiet, RunOptions};

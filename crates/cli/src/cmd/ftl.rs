@@ -265,7 +265,7 @@ fn run_replay(a: ReplayArgs) -> anyhow::Result<()> {
     let stats = replay::replay(&mut ftl, r.as_mut(), &mut mapper, |n| pb.set_position(n))
         .map_err(|e| about_file(e, "replaying", trace))?;
     pb.finish_and_clear();
-    wafer_lab::compute::say_skipped(&trace.display().to_string(), r.skipped());
+    wafer_lab::prepared::say_skipped(&trace.display().to_string(), r.skipped());
     let g = *ftl.geometry();
     let mut m = ftl.metrics();
     m.project_lifetime(stats.span_s(), g.physical_pages() * u64::from(g.page_size));

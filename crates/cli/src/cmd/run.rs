@@ -141,7 +141,7 @@ pub fn run_plan(
 
 /// An error summing up the cells that failed (each named on stderr as it failed),
 /// if any.
-pub fn failed(failed: &[wafer_lab::study::Failure], total: usize) -> anyhow::Result<()> {
+pub fn failed(failed: &[wafer_lab::result::Failure], total: usize) -> anyhow::Result<()> {
     if failed.is_empty() {
         return Ok(());
     }

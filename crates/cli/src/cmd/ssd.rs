@@ -243,7 +243,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         None
     };
     pb.finish_and_clear();
-    wafer_lab::compute::say_skipped(&source, reader.skipped());
+    wafer_lab::prepared::say_skipped(&source, reader.skipped());
     let report = ssd.finish();
     let (counts, mapper) = mapped.unwrap_or((
         MappedCounts {
