@@ -86,6 +86,8 @@ pub fn curve(
         seed,
         exact_head,
         points,
+        // Every core, as the grid's default.
+        jobs: 0,
     };
     py.allow_threads(|| {
         let at = |key: &str| {

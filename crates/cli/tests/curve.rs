@@ -282,3 +282,33 @@ fn plots_are_written_in_the_form_their_extension_names() {
     );
     assert!(!jpg.exists());
 }
+
+/// Minisim's policies x sizes run as cells of the one runner: one worker or two,
+/// the rows are the same, in the same order.
+#[test]
+fn minisim_rows_do_not_depend_on_the_workers() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = |jobs: &str| {
+        let out = dir.path().join(format!("j{jobs}.csv"));
+        wafer()
+            .args(["curve", "-t"])
+            .arg(sqlite())
+            .args(["--policy", "clock,ts-clock", "--method", "minisim"])
+            .args(["--rate", "0.2", "--points", "6", "-j", jobs, "--csv"])
+            .arg(&out)
+            .assert()
+            .success();
+        std::fs::read_to_string(out).unwrap()
+    };
+    let one = csv("1");
+    for p in ["clock", "ts-clock"] {
+        assert!(
+            one.lines()
+                .filter(|l| l.contains(&format!(",{p},minisim,")))
+                .count()
+                >= 4,
+            "{one}"
+        );
+    }
+    assert_eq!(one, csv("2"));
+}

@@ -10,8 +10,9 @@
 //! curve is computed and how far off it is: docs/curve.md.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use wafer_cache::curve::{self, lru, minisim, shards, CurvePoint, Method, SampleUnit, Sampling};
 use wafer_cache::{Input, Metrics, PolicySpec, PreparedTrace, SimConfig};
@@ -21,6 +22,7 @@ use crate::bounds::MAX_CURVE_POINTS;
 use crate::error::LabError;
 use crate::experiment::Experiment;
 use crate::spec::Access;
+use crate::study::{Observer, RunOptions, Study};
 
 /// How the curves of a trace are drawn (the rest of the run, the trace, policies,
 /// page and block size and run options, is an [`Experiment`]).
@@ -41,6 +43,8 @@ pub struct CurveOptions {
     /// Sizes, log-spaced from 1 page to the footprint, when the experiment gives
     /// none.
     pub points: usize,
+    /// Worker threads of the minisim runs (0 = all cores), as a grid's `--jobs`.
+    pub jobs: usize,
 }
 
 impl Default for CurveOptions {
@@ -53,6 +57,7 @@ impl Default for CurveOptions {
             seed: 0,
             exact_head: None,
             points: 100,
+            jobs: 0,
         }
     }
 }
@@ -119,6 +124,116 @@ impl Watch for crate::study::Quiet {
     fn begin(&self, _: &str, _: Option<u64>) {}
     fn at(&self, _: u64) {}
     fn end(&self) {}
+}
+
+/// Minisim's policies x sizes as cells of the one runner ([`crate::study::run`]), so
+/// they run on its workers and honour `jobs` as a grid's cells do. Each cell is one
+/// scaled-down run on the shared sample ([`minisim::point`]); nothing is stored.
+struct Minisim {
+    /// The trace, for errors.
+    source: String,
+    sample: minisim::Sample,
+    specs: Vec<PolicySpec>,
+    cfg: SimConfig,
+    cells: Vec<MiniCell>,
+}
+
+/// One policy (index into [`Minisim::specs`]) at one size, in pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct MiniCell {
+    job: usize,
+    cache_pages: u32,
+}
+
+impl Minisim {
+    fn new(
+        source: String,
+        sample: minisim::Sample,
+        specs: Vec<PolicySpec>,
+        sizes: &[u32],
+        cfg: SimConfig,
+    ) -> Self {
+        let cells = (0..specs.len())
+            .flat_map(|job| {
+                sizes
+                    .iter()
+                    .map(move |&cache_pages| MiniCell { job, cache_pages })
+            })
+            .collect();
+        Minisim {
+            source,
+            sample,
+            specs,
+            cfg,
+            cells,
+        }
+    }
+}
+
+impl Study for Minisim {
+    type Cell = MiniCell;
+    type Output = Option<CurvePoint>;
+    type Shared = ();
+
+    fn cells(&self) -> Vec<MiniCell> {
+        self.cells.clone()
+    }
+
+    fn label(&self, c: &MiniCell) -> String {
+        format!(
+            "minisim {} at {} pages",
+            self.specs[c.job].label(),
+            c.cache_pages
+        )
+    }
+
+    fn prepare(&self, _: usize, _: &mut dyn Observer) -> Result<(), LabError> {
+        Ok(())
+    }
+
+    fn compute(
+        &self,
+        c: &MiniCell,
+        _: &(),
+        work: &AtomicU64,
+    ) -> Result<Option<CurvePoint>, LabError> {
+        let mut last = 0;
+        minisim::point(
+            &self.sample,
+            &self.specs[c.job],
+            c.cache_pages,
+            &self.cfg,
+            &mut |n| {
+                work.fetch_add(n - last, Ordering::Relaxed);
+                last = n;
+            },
+        )
+        .map_err(|e| {
+            let msg = format!("{}: {e}", self.label(c));
+            LabError::Invalid(crate::prepared::about(&self.source, msg))
+        })
+    }
+
+    fn is_result_of(&self, out: &Option<CurvePoint>, c: &MiniCell) -> bool {
+        out.as_ref().is_none_or(|p| p.cache_pages == c.cache_pages)
+    }
+
+    fn cost(&self, c: &MiniCell) -> u64 {
+        // Larger caches cost more per access (longer lists, more resident pages).
+        u64::from(c.cache_pages)
+    }
+}
+
+/// The runner's progress as a [`Watch`]'s.
+struct Progress<'a>(&'a dyn Watch);
+
+impl Observer for Progress<'_> {
+    fn start(&mut self, _: usize, _: usize) {}
+    fn message(&mut self, _: &str) {}
+    fn work(&mut self, done: u64) {
+        self.0.at(done);
+    }
+    fn cell_done(&mut self, _: &str) {}
 }
 
 /// Refuse more sizes than [`MAX_CURVE_POINTS`] before anything is computed, with
@@ -288,20 +403,39 @@ pub fn compute(
         Some(p) => p.display().to_string(),
         None => trace.label(),
     };
+    let specs: Vec<PolicySpec> = jobs
+        .iter()
+        .filter(|j| j.1 == Method::Minisim)
+        .map(|j| j.0.clone())
+        .collect();
+    let mut mini = match sample {
+        Some(s) if !specs.is_empty() => {
+            let study = Arc::new(Minisim::new(trace.source(), s, specs, &sizes, cfg));
+            let n = study.sample.trace.accesses() * study.cells.len() as u64;
+            watch.begin("minisim", Some(n));
+            let run = RunOptions {
+                jobs: opts.jobs,
+                ..RunOptions::default()
+            };
+            let done = crate::study::run(&study, &run, &mut Progress(watch));
+            watch.end();
+            let results = done?.results;
+            let rate = study.sample.rate;
+            Some((study.cells.clone().into_iter().zip(results), rate))
+        }
+        _ => None,
+    };
     let mut rows = Vec::new();
     let mut left_out = 0usize;
     for (spec, m) in &jobs {
         let points: Vec<CurvePoint> = match m {
             Method::Minisim => {
-                let s = sample.as_ref().expect("drawn for minisim");
-                let n = s.trace.accesses() * sizes.len() as u64;
-                watch.begin(&format!("minisim {}", spec.label()), Some(n));
-                let done = AtomicU64::new(0);
-                let pts = minisim::run(s, spec, &sizes, &cfg, &|d| {
-                    watch.at(done.fetch_add(d, Ordering::Relaxed) + d)
-                })
-                .map_err(sim)?;
-                watch.end();
+                let (cells, _) = mini.as_mut().expect("run for minisim");
+                let pts: Vec<CurvePoint> = cells
+                    .by_ref()
+                    .take(sizes.len())
+                    .filter_map(|(_, p)| p)
+                    .collect();
                 left_out = left_out.max(sizes.len() - pts.len());
                 pts
             }
@@ -327,7 +461,7 @@ pub fn compute(
                 Some(opts.seed),
             ),
             Method::Minisim => (
-                sample.as_ref().map_or(sampling.rate, |s| s.rate),
+                mini.as_ref().map_or(sampling.rate, |m| m.1),
                 Some(sampling.unit),
                 Some(opts.seed),
             ),

@@ -121,7 +121,9 @@ fn roles(lib: &str) -> BTreeMap<String, (usize, String)> {
                 }
             }
         } else if let Some(m) = line.strip_prefix("pub mod ") {
-            let r = role.clone().unwrap_or_else(|| panic!("lib.rs: module {m} has no role"));
+            let r = role
+                .clone()
+                .unwrap_or_else(|| panic!("lib.rs: module {m} has no role"));
             out.insert(m.trim_end_matches(';').to_string(), r);
         }
     }
@@ -157,7 +159,10 @@ fn each_module_uses_only_its_role_and_the_roles_above() {
     let roles = roles(lib);
     let g = graph();
     for m in g.keys() {
-        assert!(roles.contains_key(m), "lib.rs does not list module {m} under a role");
+        assert!(
+            roles.contains_key(m),
+            "lib.rs does not list module {m} under a role"
+        );
     }
     let against: Vec<String> = g
         .iter()
@@ -165,7 +170,11 @@ fn each_module_uses_only_its_role_and_the_roles_above() {
         .filter(|(m, d)| roles[*d].0 > roles[*m].0)
         .map(|(m, d)| format!("{m} ({}) uses {d} ({})", roles[m].1, roles[d].1))
         .collect();
-    assert!(against.is_empty(), "uses against the roles' order: {}", against.join("; "));
+    assert!(
+        against.is_empty(),
+        "uses against the roles' order: {}",
+        against.join("; ")
+    );
 }
 
 #[test]

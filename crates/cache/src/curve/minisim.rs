@@ -6,8 +6,9 @@
 //! with `max_keys`, the threshold is the one that keeps that many keys, applied to
 //! the whole trace), and the sampled accesses, in order, become a trace of their own.
 //! A cache of `C` pages is simulated on it at `round(C x rate)` pages, with the
-//! warm-up counted in sampled accesses; sizes run in parallel. Sizes whose scaled
-//! size rounds to 0 are left out: no cache of 0 pages can stand for them.
+//! warm-up counted in sampled accesses; each size is one independent run
+//! ([`point`]), so a caller runs them on its own workers. Sizes whose scaled size
+//! rounds to 0 are left out: no cache of 0 pages can stand for them.
 //!
 //! Scaling: the totals (accesses, reads, writes, trims) are counted over the whole
 //! trace; misses, storage reads and writes, evictions and the other counts of the
@@ -16,7 +17,6 @@
 //! blocks and the burst utilizations of the sample stand for the trace's (the burst
 //! counts are the sample's, not scaled).
 
-use rayon::prelude::*;
 use wafer_trace::{key_dev, key_page};
 use wafer_trace::{Op, Request};
 
@@ -110,49 +110,37 @@ pub fn sample(t: &PreparedTrace, cfg: &SimConfig, s: &Sampling) -> Result<Sample
     })
 }
 
-/// Policy `spec` at each of `sizes` (full-size pages) on sample `s` under `cfg`
-/// (its capacity is replaced, its warm-up counted in sampled accesses);
-/// `progress` gets sampled accesses done, from several threads. Sizes too small for
-/// the rate are left out.
-pub fn run(
+/// Policy `spec` at `c` full-size pages on sample `s` under `cfg` (its capacity is
+/// replaced, its warm-up counted in sampled accesses); `progress` gets sampled
+/// accesses done so far. `None` when the size is too small for the rate.
+pub fn point(
     s: &Sample,
     spec: &PolicySpec,
-    sizes: &[u32],
+    c: u32,
     cfg: &SimConfig,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<CurvePoint>, SimError> {
-    let todo: Vec<(u32, u32)> = sizes
-        .iter()
-        .filter_map(|&c| {
-            let scaled = (f64::from(c) * s.rate).round() as u32;
-            (scaled > 0).then_some((c, scaled))
-        })
-        .collect();
-    todo.par_iter()
-        .map(|&(c, scaled)| {
-            let cfg = SimConfig {
-                capacity_pages: scaled,
-                warmup: s.warmup,
-                series_every: 0,
-                ..*cfg
-            };
-            let mut last = 0;
-            let m = run_policy(
-                spec,
-                Input::Prepared(&s.trace),
-                &cfg,
-                &mut NullSink,
-                &mut |n| {
-                    progress(n - last);
-                    last = n;
-                },
-            )?;
-            Ok(CurvePoint {
-                cache_pages: c,
-                metrics: scale(&m, s, c, cfg.cost),
-            })
-        })
-        .collect()
+    progress: &mut dyn FnMut(u64),
+) -> Result<Option<CurvePoint>, SimError> {
+    let scaled = (f64::from(c) * s.rate).round() as u32;
+    if scaled == 0 {
+        return Ok(None);
+    }
+    let cfg = SimConfig {
+        capacity_pages: scaled,
+        warmup: s.warmup,
+        series_every: 0,
+        ..*cfg
+    };
+    let m = run_policy(
+        spec,
+        Input::Prepared(&s.trace),
+        &cfg,
+        &mut NullSink,
+        progress,
+    )?;
+    Ok(Some(CurvePoint {
+        cache_pages: c,
+        metrics: scale(&m, s, c, cfg.cost),
+    }))
 }
 
 /// The metrics of the sample at its scaled size as the trace's at `c` pages.
@@ -233,6 +221,14 @@ mod tests {
             .collect()
     }
 
+    /// The points of `spec` at `sizes`, those the rate leaves in.
+    fn run(s: &Sample, spec: &PolicySpec, sizes: &[u32], cfg: &SimConfig) -> Vec<CurvePoint> {
+        sizes
+            .iter()
+            .filter_map(|&c| point(s, spec, c, cfg, &mut |_| {}).unwrap())
+            .collect()
+    }
+
     /// At rate 1 the sample is the trace: every policy's points are its own runs,
     /// and LRU's equal the exact curve.
     #[test]
@@ -252,7 +248,7 @@ mod tests {
         let sizes = [1, 7, 100, 1000, t.universe()];
         for info in POLICIES {
             let spec = PolicySpec::parse(info.name).unwrap();
-            let pts = run(&smp, &spec, &sizes, &cfg, &|_| {}).unwrap();
+            let pts = run(&smp, &spec, &sizes, &cfg);
             for p in &pts {
                 let c = SimConfig {
                     capacity_pages: p.cache_pages,
@@ -264,14 +260,7 @@ mod tests {
             }
         }
         let ex = exact(&t, &cfg, &mut |_| {}).unwrap();
-        let pts = run(
-            &smp,
-            &PolicySpec::parse("lru").unwrap(),
-            &sizes,
-            &cfg,
-            &|_| {},
-        )
-        .unwrap();
+        let pts = run(&smp, &PolicySpec::parse("lru").unwrap(), &sizes, &cfg);
         for p in pts {
             let mut m = p.metrics;
             m.block_utilization = Default::default();
@@ -299,8 +288,8 @@ mod tests {
         let b = sample(&t, &cfg, &s).unwrap();
         assert_eq!(a.trace.pages(), b.trace.pages());
         let spec = PolicySpec::parse("bplru").unwrap();
-        let pa = run(&a, &spec, &[1, 2, 64, 512], &cfg, &|_| {}).unwrap();
-        let pb = run(&b, &spec, &[1, 2, 64, 512], &cfg, &|_| {}).unwrap();
+        let pa = run(&a, &spec, &[1, 2, 64, 512], &cfg);
+        let pb = run(&b, &spec, &[1, 2, 64, 512], &cfg);
         assert_eq!(pa, pb);
         assert_eq!(
             pa.iter().map(|p| p.cache_pages).collect::<Vec<_>>(),

@@ -7,8 +7,8 @@
 //! * [`shards::lru`]: the same on a spatial sample of the pages (SHARDS: C. A.
 //!   Waldspurger, N. Park, A. Garthwaite, I. Ahmad, "Efficient MRC Construction with
 //!   SHARDS", USENIX FAST 2015), at a fixed rate or a fixed number of sampled keys.
-//! * [`minisim::run`]: any registered policy, each size simulated on the sample at the
-//!   size times the rate, sizes in parallel (C. A. Waldspurger, T. Saemundsson,
+//! * [`minisim::point`]: any registered policy, each size simulated on the sample at
+//!   the size times the rate, one independent run per size (C. A. Waldspurger, T. Saemundsson,
 //!   I. Ahmad, N. Park, "Cache Modeling and Optimization using Miniature
 //!   Simulations", USENIX ATC 2017).
 //!

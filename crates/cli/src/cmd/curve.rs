@@ -71,6 +71,9 @@ pub struct Args {
     /// Sizes to report, log-spaced from 1 page to the footprint (both included).
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub points: usize,
+    /// Minisim runs at once (default and most: one per core).
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
     /// Explicit sizes instead: bytes (16MiB), pages (4096p) or a share of the
     /// footprint (5%); repeatable or comma-separated.
     #[arg(long, num_args = 1..)]
@@ -171,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         seed: args.seed,
         exact_head: args.exact_head,
         points: args.points,
+        jobs: args.jobs,
     };
     let outputs: Vec<(&str, &Path)> = [
         ("--csv", &args.csv),
