@@ -45,9 +45,9 @@
 //! page_size = "4KiB"
 //! block_size = "4MiB"      # or: pages_per_block = 1024
 //! cell = "mlc"             # slc | mlc | tlc
-//! read_us = 50.0
-//! program_us = 600.0
-//! erase_us = 3000.0
+//! read = "50us"           # durations carry their unit (ns, us, ms, s);
+//! program = "600us"        # the older read_us = 50.0 (a number of microseconds)
+//! erase = "3ms"            # is read too
 //! channels = 1             # optional, with ways, for the parallel time estimate
 //! ways = 1
 //! victim = "greedy"        # page FTL: greedy | cost-benefit | fifo
@@ -302,9 +302,12 @@ struct RawDevice {
     block_size: Option<String>,
     pages_per_block: Option<u32>,
     cell: CellType,
-    read_us: f64,
-    program_us: f64,
-    erase_us: f64,
+    read: Option<String>,
+    program: Option<String>,
+    erase: Option<String>,
+    read_us: Option<f64>,
+    program_us: Option<f64>,
+    erase_us: Option<f64>,
     channels: Option<u32>,
     ways: Option<u32>,
     victim: Option<Victim>,
@@ -351,19 +354,24 @@ impl RawDevice {
         geo.channels = self.channels.unwrap_or(1);
         geo.ways = self.ways.unwrap_or(1);
         geo.validate().map_err(|e| e.to_string())?;
-        let us = |v: f64, what: &str| {
-            if v.is_finite() && v >= 0.0 {
-                Ok((v * 1000.0).round() as u64)
-            } else {
-                Err(format!(
-                    "{what} must be a non-negative number of microseconds"
-                ))
-            }
+        // A latency: `read = "50us"`, or the older `read_us = 50.0`, never both.
+        let time = |given: Option<&str>, us: Option<f64>, what: &str| match (given, us) {
+            (Some(t), None) => wafer_trace::units::parse_duration(t)
+                .map(|ns| ns.round() as u64)
+                .map_err(|e| format!("{what}: {e}")),
+            (None, Some(v)) if v.is_finite() && v >= 0.0 => Ok((v * 1000.0).round() as u64),
+            (None, Some(_)) => Err(format!(
+                "{what}_us must be a non-negative number of microseconds"
+            )),
+            (None, None) => Err(format!(
+                "{what} is missing (a duration such as {what} = \"50us\")"
+            )),
+            (Some(_), Some(_)) => Err(format!("give {what} or {what}_us, not both")),
         };
         let latency = Latency {
-            read_ns: us(self.read_us, "read_us")?,
-            program_ns: us(self.program_us, "program_us")?,
-            erase_ns: us(self.erase_us, "erase_us")?,
+            read_ns: time(self.read.as_deref(), self.read_us, "read")?,
+            program_ns: time(self.program.as_deref(), self.program_us, "program")?,
+            erase_ns: time(self.erase.as_deref(), self.erase_us, "erase")?,
         };
         let mut d = Device::new(
             self.name.as_deref().unwrap_or("custom"),

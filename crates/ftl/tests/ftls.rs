@@ -342,3 +342,29 @@ fn profiles_and_toml_devices() {
     .unwrap_err();
     assert!(e.contains("unknown FTL"), "{e}");
 }
+
+/// Latencies are durations with a unit (`25us`, `1.5ms`), as every duration wafer
+/// reads; the older `read_us = 25` numbers give the same device. Both at once, a bare
+/// number and a missing latency are refused by name.
+#[test]
+fn device_latencies_are_durations_with_a_unit() {
+    let card = |times: &str| {
+        Device::from_toml_str(&format!(
+            "ftl = \"page\"\ncapacity = \"64MiB\"\nop = 0.25\npage_size = \"4KiB\"\n\
+             pages_per_block = 64\ncell = \"slc\"\n{times}"
+        ))
+    };
+    let new = card("read = \"25us\"\nprogram = \"0.2ms\"\nerase = \"1500000ns\"\n").unwrap();
+    let old = card("read_us = 25\nprogram_us = 200\nerase_us = 1500\n").unwrap();
+    assert_eq!(new.latency, old.latency);
+    assert_eq!(new.latency.read_ns, 25_000);
+    assert_eq!(new.latency.erase_ns, 1_500_000);
+    let e = card("read = \"25\"\nprogram = \"200us\"\nerase = \"1ms\"\n").unwrap_err();
+    assert!(e.contains("read") && e.contains("needs a unit"), "{e}");
+    let e =
+        card("read = \"25us\"\nread_us = 25\nprogram = \"200us\"\nerase = \"1ms\"\n").unwrap_err();
+    assert!(e.contains("give read or read_us, not both"), "{e}");
+    let e = card("read = \"25us\"\nprogram = \"200us\"\n").unwrap_err();
+    assert!(e.contains("erase is missing"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}

@@ -215,7 +215,8 @@ impl Study for Minisim {
     }
 
     fn is_result_of(&self, out: &Option<CurvePoint>, c: &MiniCell) -> bool {
-        out.as_ref().map_or(true, |p| p.cache_pages == c.cache_pages)
+        out.as_ref()
+            .map_or(true, |p| p.cache_pages == c.cache_pages)
     }
 
     fn cost(&self, c: &MiniCell) -> u64 {

@@ -14,7 +14,7 @@ fn the_device_is_reported_before_and_after_the_end_flush() {
     // Small enough that the flush itself can erase.
     std::fs::write(
         &device,
-        "name = \"small\"\nftl = \"page\"\ncapacity = \"256MiB\"\nop = 0.07\npage_size = \"4KiB\"\nblock_size = \"256KiB\"\ncell = \"mlc\"\nread_us = 50.0\nprogram_us = 600.0\nerase_us = 3000.0\n",
+        "name = \"small\"\nftl = \"page\"\ncapacity = \"256MiB\"\nop = 0.07\npage_size = \"4KiB\"\nblock_size = \"256KiB\"\ncell = \"mlc\"\nread = \"50us\"\nprogram = \"600us\"\nerase = \"3ms\"\n",
     )
     .unwrap();
     let mut rows = Vec::new();

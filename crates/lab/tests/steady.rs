@@ -25,7 +25,7 @@ fn run(dir: &std::path::Path, measure: &str) -> CellResult {
         format!(
             "name = \"uniform-check\"\nftl = \"page\"\ncapacity = \"{}\"\nphysical_blocks = {BLOCKS}\n\
              page_size = \"4KiB\"\npages_per_block = {PAGES_PER_BLOCK}\ncell = \"slc\"\n\
-             read_us = 25.0\nprogram_us = 200.0\nerase_us = 1500.0\n",
+             read = \"25us\"\nprogram = \"200us\"\nerase = \"1.5ms\"\n",
             logical * 4096
         ),
     )

@@ -163,34 +163,17 @@ impl SsdConfig {
     }
 }
 
-/// Parse a duration with a unit (`2ms`, `10us`, `1.5s`, `500ns`) into nanoseconds.
+/// Parse a duration with a unit (`2ms`, `10us`, `1.5s`, `500ns`) into whole
+/// nanoseconds ([`wafer_trace::units::parse_duration`], the convention of every
+/// duration wafer reads).
 pub fn parse_duration_ns(s: &str) -> Result<u64, SsdError> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let mult = match unit.trim() {
-        "ns" => 1.0,
-        "us" | "\u{b5}s" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        "" => {
-            return Err(SsdError::Config(format!(
-                "duration `{t}` needs a unit (ns, us, ms or s)"
-            )))
-        }
-        u => {
-            return Err(SsdError::Config(format!(
-                "unknown duration unit `{u}` in `{t}`"
-            )))
-        }
-    };
-    match num.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 && v * mult < 1.8e19 => Ok((v * mult).round() as u64),
-        _ => Err(SsdError::Config(format!(
-            "`{t}` is not a non-negative duration"
+    match wafer_trace::units::parse_duration(s) {
+        Ok(ns) if ns < 1.8e19 => Ok(ns.round() as u64),
+        Ok(_) => Err(SsdError::Config(format!(
+            "`{}` is too long a duration",
+            s.trim()
         ))),
+        Err(e) => Err(SsdError::Config(e)),
     }
 }
 

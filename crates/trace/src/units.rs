@@ -1,4 +1,6 @@
-//! Parsing of human sizes (`16MiB`, `4k`, `512`) and cache-size specs (`16MiB`, `5%`).
+//! Parsing of human sizes (`16MiB`, `4k`, `512`), cache-size specs (`16MiB`, `5%`) and
+//! durations (`25us`, `2ms`): every duration wafer reads, on the command line or in a
+//! file, is a number with a unit.
 
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -203,9 +205,71 @@ pub fn is_page_size(bytes: u32) -> bool {
     bytes.is_power_of_two() && (MIN_PAGE_SIZE..=MAX_PAGE_SIZE).contains(&bytes)
 }
 
+/// Parse a duration: a non-negative number with a unit, `ns`, `us` (or `µs`), `ms`
+/// or `s` (`25us`, `0.5ms`, `3s`), into nanoseconds. A bare number is refused: its
+/// unit would be a guess.
+pub fn parse_duration(s: &str) -> std::result::Result<f64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let mult = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "\u{b5}s" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "" => return Err(format!("duration `{t}` needs a unit (ns, us, ms or s)")),
+        u => {
+            return Err(format!(
+                "unknown duration unit `{u}` in `{t}` (ns, us, ms or s)"
+            ))
+        }
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v * mult),
+        _ => Err(format!("`{t}` is not a non-negative duration")),
+    }
+}
+
+/// A duration in nanoseconds with the largest unit that keeps it short (`25us`,
+/// `1.5ms`); [`parse_duration`] reads it back.
+pub fn format_duration(ns: f64) -> String {
+    let trim = |v: f64| {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    };
+    for (unit, scale) in [("s", 1e9), ("ms", 1e6), ("us", 1e3)] {
+        if ns >= scale {
+            return format!("{}{unit}", trim(ns / scale));
+        }
+    }
+    format!("{}ns", trim(ns))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_carry_a_unit_and_read_back() {
+        assert_eq!(parse_duration("25us").unwrap(), 25_000.0);
+        assert_eq!(parse_duration(" 1.5ms ").unwrap(), 1_500_000.0);
+        assert_eq!(parse_duration("3s").unwrap(), 3e9);
+        assert_eq!(parse_duration("500ns").unwrap(), 500.0);
+        assert_eq!(parse_duration("2\u{b5}s").unwrap(), 2_000.0);
+        assert!(parse_duration("25").unwrap_err().contains("needs a unit"));
+        assert!(parse_duration("25h")
+            .unwrap_err()
+            .contains("unknown duration unit"));
+        assert!(parse_duration("-1us").is_err());
+        assert!(parse_duration("nanus").is_err());
+        for ns in [0.0, 500.0, 25_000.0, 1_500_000.0, 3e9] {
+            assert_eq!(parse_duration(&format_duration(ns)).unwrap(), ns);
+        }
+        assert_eq!(format_duration(25_000.0), "25us");
+        assert_eq!(format_duration(1_500_000.0), "1.5ms");
+    }
 
     #[test]
     fn sizes() {

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::request::NO_TIME;
+use crate::units::{format_duration, parse_duration};
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
 use rand_pcg::Pcg64Mcg;
@@ -53,7 +54,7 @@ impl Arrival {
         let (kind, arg) = t.split_once(':').ok_or_else(|| bad("missing `:`"))?;
         match kind.trim().to_ascii_lowercase().as_str() {
             "fixed" => {
-                let ns = parse_duration_ns(arg).map_err(|e| bad(&e))?;
+                let ns = parse_duration(arg).map_err(|e| bad(&e))?;
                 if ns < 1.0 || ns.fract() != 0.0 {
                     return Err(bad("the interval must be a whole number of ns >= 1"));
                 }
@@ -69,7 +70,7 @@ impl Arrival {
                     }
                     1e9 / r
                 } else {
-                    parse_duration_ns(arg).map_err(|e| bad(&e))?
+                    parse_duration(arg).map_err(|e| bad(&e))?
                 };
                 if !(mean_ns.is_finite() && mean_ns > 0.0) {
                     return Err(bad("the mean gap must be > 0"));
@@ -86,52 +87,14 @@ impl Arrival {
     }
 }
 
-/// Parse a duration with a unit (`ns`, `us`, `ms`, `s`) into nanoseconds.
-fn parse_duration_ns(s: &str) -> std::result::Result<f64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let mult = match unit.trim() {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        "" => return Err(format!("duration `{t}` needs a unit (ns, us, ms or s)")),
-        u => return Err(format!("unknown duration unit `{u}`")),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("`{t}` is not a duration"))?;
-    if !(v.is_finite() && v >= 0.0) {
-        return Err(format!("`{t}` is not a non-negative duration"));
-    }
-    Ok(v * mult)
-}
-
-/// Format nanoseconds with the largest unit that keeps the value short.
-fn format_ns(ns: f64) -> String {
-    for (unit, scale) in [("s", 1e9), ("ms", 1e6), ("us", 1e3)] {
-        if ns >= scale {
-            return format!("{}{unit}", trim_float(ns / scale));
-        }
-    }
-    format!("{}ns", trim_float(ns))
-}
-
-fn trim_float(v: f64) -> String {
-    let s = format!("{v:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    s.to_string()
-}
-
 impl fmt::Display for Arrival {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Arrival::None => f.write_str("none"),
-            Arrival::Fixed { interval_ns } => write!(f, "fixed:{}", format_ns(interval_ns as f64)),
-            Arrival::Poisson { mean_ns } => write!(f, "poisson:{}", format_ns(mean_ns)),
+            Arrival::Fixed { interval_ns } => {
+                write!(f, "fixed:{}", format_duration(interval_ns as f64))
+            }
+            Arrival::Poisson { mean_ns } => write!(f, "poisson:{}", format_duration(mean_ns)),
         }
     }
 }
