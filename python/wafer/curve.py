@@ -47,7 +47,7 @@ def curve(
     samples whole erase blocks; ``max_keys`` caps the sample (fixed-size SHARDS).
 
     Returns the rows ``wafer curve --csv`` writes (``policy``, ``method``, ``rate``,
-    ``cache_pages``, ``miss_ratio``, ``page_writes``, ...: the same columns in the
+    ``capacity_pages``, ``miss_ratio``, ``page_writes``, ...: the same columns in the
     same order, the same numbers), as a list of dicts, or as a DataFrame with
     ``engine="pandas"`` or ``"polars"``. Bad arguments raise :class:`ValueError`
     with the CLI's message, naming the keyword. The GIL is released while the core

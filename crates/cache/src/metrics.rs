@@ -103,11 +103,14 @@ pub struct Series {
 /// The metrics record of one run.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
-    /// Cache capacity in pages.
+    /// Cache capacity in pages (`capacity_pages` in every output).
+    #[serde(rename = "capacity_pages", alias = "capacity")]
     pub capacity: u32,
     /// Pages per erase block used for block numbers.
     pub pages_per_block: u32,
-    /// Distinct pages in the trace (its footprint), trimmed-only pages included.
+    /// Distinct pages in the trace (its footprint), trimmed-only pages included
+    /// (`footprint_pages` in every output).
+    #[serde(rename = "footprint_pages", alias = "universe")]
     pub universe: u64,
     /// Accesses of the warm-up prefix (not counted below).
     pub warmup_accesses: u64,

@@ -187,7 +187,7 @@ fn ssd_refuses_by_default_and_compacts_when_asked() {
     assert_eq!(v["mapping"]["remapped_requests"], 18);
     assert_eq!(v["mapping"]["split_requests"], 0);
     assert_eq!(v["report"]["requests"], 20);
-    assert_eq!(v["report"]["write_pages"], 640);
+    assert_eq!(v["report"]["writes"], 640);
     let v = json(&mut ssd(&["--map", "wrap", "--json"]));
     assert_eq!(v["address_map"], "wrap");
     assert_eq!(v["mapping"]["remapped_requests"], 18);

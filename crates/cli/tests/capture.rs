@@ -160,8 +160,8 @@ fn counts(name: &str) -> (u64, u64, u64) {
     let v = info(&bundled(name));
     (
         v["requests"].as_u64().unwrap(),
-        v["reads"]["count"].as_u64().unwrap(),
-        v["writes"]["count"].as_u64().unwrap(),
+        v["read_requests"]["count"].as_u64().unwrap(),
+        v["write_requests"]["count"].as_u64().unwrap(),
     )
 }
 
@@ -208,10 +208,10 @@ fn bundled_page_cache_level_traces_have_the_readme_reference_shares() {
     for (name, want) in traces {
         let v = info(&bundled(name));
         let got = [
-            "page_writes",
-            "page_overwrites",
-            "page_reads",
-            "page_rereads",
+            "writes",
+            "overwrites",
+            "reads",
+            "rereads",
             "sequential_writes",
         ]
         .map(|k| v[k].as_u64().unwrap());
@@ -235,8 +235,8 @@ fn memory_capture_runs_lackey_and_writes_loads_and_stores() {
         .stdout(predicates::str::contains("from memory accesses"));
     let v = info(&out);
     // Even `true` loads and stores (the dynamic loader runs first).
-    assert!(v["reads"]["count"].as_u64().unwrap() > 1000, "{v}");
-    assert!(v["writes"]["count"].as_u64().unwrap() > 1000, "{v}");
+    assert!(v["read_requests"]["count"].as_u64().unwrap() > 1000, "{v}");
+    assert!(v["write_requests"]["count"].as_u64().unwrap() > 1000, "{v}");
     assert!(!dir.path().join("mem.wtr.layout.json").exists());
     // Through a CPU cache: whole 64 B lines, far fewer than the accesses.
     let llc = dir.path().join("llc.wtr");

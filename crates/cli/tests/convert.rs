@@ -225,8 +225,8 @@ fn after_cache_wtr_reads_like_a_trace() {
     let sim: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let m = &sim[0];
     let i = info(&after);
-    assert_eq!(i["reads"]["count"], m["page_reads"]);
-    assert_eq!(i["writes"]["count"], m["page_writes"]);
+    assert_eq!(i["read_requests"]["count"], m["page_reads"]);
+    assert_eq!(i["write_requests"]["count"], m["page_writes"]);
     assert!(m["page_reads"].as_u64().unwrap() > 1000);
     let h = head(&after);
     assert_eq!(h.lines().count(), 51, "header and 50 operations");

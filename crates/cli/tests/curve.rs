@@ -42,7 +42,7 @@ fn csv_columns_and_exact_rows_match_sim() {
         "policy",
         "method",
         "rate",
-        "cache_pages",
+        "capacity_pages",
         "hits",
         "read_hits",
         "write_hits",
@@ -62,7 +62,7 @@ fn csv_columns_and_exact_rows_match_sim() {
         .iter()
         .filter(|r| col(r, "method") == "exact")
         .collect();
-    let sizes: Vec<String> = exact.iter().map(|r| col(r, "cache_pages")).collect();
+    let sizes: Vec<String> = exact.iter().map(|r| col(r, "capacity_pages")).collect();
     assert_eq!(sizes.first().map(String::as_str), Some("1"));
     assert_eq!(sizes.last().map(String::as_str), Some("1582"));
     assert_eq!(rows.len(), 2 * exact.len());
@@ -79,7 +79,7 @@ fn csv_columns_and_exact_rows_match_sim() {
             "-p",
             "lru",
             "-c",
-            &format!("{}p", col(r, "cache_pages")),
+            &format!("{}p", col(r, "capacity_pages")),
             "--json",
         ])
         .output()
@@ -121,8 +121,10 @@ fn minisim_json_rows() {
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 4);
     assert_eq!(rows[0]["method"], "minisim");
-    assert_eq!(rows[0]["cache_pages"], 10);
-    assert_eq!(rows[1]["cache_pages"], 791);
+    assert_eq!(rows[0]["capacity_pages"], 10);
+    assert_eq!(rows[1]["capacity_pages"], 791);
+    // Flat rows with the CSV's columns.
+    assert!(rows[0]["miss_ratio"].is_number() && rows[0]["page_writes"].is_number());
     assert_eq!(rows[3]["policy"], "ts-clock");
     assert_eq!(rows[3]["seed"], 4);
 }

@@ -120,7 +120,7 @@ fn json_summary_echoes_the_spec_and_counts() {
     assert_eq!(v["spec"]["seed"], 1);
     assert_eq!(v["requests"], 10_000);
     assert_eq!(
-        v["reads"].as_u64().unwrap() + v["writes"].as_u64().unwrap(),
+        v["read_requests"].as_u64().unwrap() + v["write_requests"].as_u64().unwrap(),
         10_000
     );
 }

@@ -187,8 +187,8 @@ fn custom_op_words() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["format"], "generic");
-    assert_eq!(v["reads"]["count"], 2);
-    assert_eq!(v["writes"]["count"], 1);
+    assert_eq!(v["read_requests"]["count"], 2);
+    assert_eq!(v["write_requests"]["count"], 1);
     // A word outside the lists is a malformed record (exit 1), named with its line.
     std::fs::write(&t, "Rd 0 4096\nR 4096 4096\n").unwrap();
     let out = wafer()

@@ -301,7 +301,13 @@ fn after_cache_csv_reads_back_in_every_command() {
         json(&["trace", "info"], &wtr),
     );
     assert_eq!(a["format"], "after-csv");
-    for k in ["requests", "reads", "writes", "pages_total", "duration_ns"] {
+    for k in [
+        "requests",
+        "read_requests",
+        "write_requests",
+        "footprint_pages",
+        "duration_ns",
+    ] {
         assert_eq!(a[k], b[k], "{k}");
     }
     let (a, b) = (json(&["ftl", "-t"], &csv), json(&["ftl", "-t"], &wtr));

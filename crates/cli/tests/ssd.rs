@@ -47,7 +47,7 @@ fn micro_benchmark_json_reports_response_times_and_flushes() {
     ]);
     let r = &wb["report"];
     assert_eq!(r["requests"], 2000);
-    assert_eq!(r["writes"], 2000);
+    assert_eq!(r["write_requests"], 2000);
     assert_eq!(r["cache"]["apu_flushes"], 0);
     assert!(r["cache"]["on_demand_flushes"].as_u64().unwrap() > 0);
     assert!(apu["report"]["cache"]["apu_flushes"].as_u64().unwrap() > 0);

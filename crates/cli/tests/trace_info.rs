@@ -107,8 +107,8 @@ fn info_json_matches_the_trace_readme() {
         let Some(j) = info_json(rel, &[]) else { return };
         assert_eq!(j["format"], format, "{rel}");
         assert_eq!(j["requests"], n, "{rel}");
-        assert_eq!(j["reads"]["count"], r, "{rel}");
-        assert_eq!(j["writes"]["count"], w, "{rel}");
+        assert_eq!(j["read_requests"]["count"], r, "{rel}");
+        assert_eq!(j["write_requests"]["count"], w, "{rel}");
         assert_eq!(j["skipped"], 0, "{rel}");
     }
 }
@@ -129,7 +129,7 @@ fn info_json_pages_and_record_keys() {
     ) else {
         return;
     };
-    assert_eq!(j["pages_total"], 48_974);
+    assert_eq!(j["footprint_pages"], 48_974);
 }
 
 #[test]

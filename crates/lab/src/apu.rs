@@ -383,7 +383,7 @@ impl ApuCell {
             apu_flushes: af,
             lines_used: used,
             evictions,
-            utilisation: r.timing.utilisation,
+            utilization: r.timing.utilization,
         })
     }
 }
@@ -410,8 +410,9 @@ pub struct ApuResult {
     /// Write misses that found their set full and replaced a line (clean, or dirty
     /// and flushed on demand).
     pub evictions: u64,
-    /// Device utilisation (busy / span).
-    pub utilisation: f64,
+    /// Device utilization (busy / span).
+    #[serde(alias = "utilisation")]
+    pub utilization: f64,
 }
 
 /// What [`execute`] produced.
@@ -534,7 +535,7 @@ impl ApuResult {
             ("apu_flushes", self.apu_flushes.into()),
             ("lines_used", self.lines_used.into()),
             ("evictions", self.evictions.into()),
-            ("utilisation", self.utilisation.into()),
+            ("utilization", self.utilization.into()),
             ("wafer_version", c.version.clone().into()),
         ];
         cols.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
@@ -653,7 +654,7 @@ fn mean_of(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> Option<f64> {
 fn saturated(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> bool {
     rs.iter()
         .filter(|r| f(r))
-        .any(|r| r.utilisation >= crate::claims::rule::SATURATED)
+        .any(|r| r.utilization >= crate::claims::rule::SATURATED)
 }
 
 /// One of paper 004's claims as the shared verdict rule reads it (`claims.rs`): the
@@ -968,7 +969,7 @@ fn html(
         h.push_str(&format!(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td></tr>",
             esc(&c.kind), c.gap_ms, c.cache_mb, c.ways, esc(&c.apu), c.idle_threshold_ms, c.sweep, c.requests,
-            r.mean_ms, r.read_mean_ms, r.write_mean_ms, r.on_demand_flushes, r.apu_flushes, r.lines_used, r.evictions, r.utilisation
+            r.mean_ms, r.read_mean_ms, r.write_mean_ms, r.on_demand_flushes, r.apu_flushes, r.lines_used, r.evictions, r.utilization
         ));
     }
     h.push_str("</table></body></html>\n");

@@ -420,7 +420,7 @@ impl Claim {
         (erases > 0 && common > 0).then(|| common as f64 / erases as f64)
     }
 
-    /// The verdict where the baseline ran on a saturated device (utilisation at least
+    /// The verdict where the baseline ran on a saturated device (utilization at least
     /// [`rule::SATURATED`]) at `saturated`, the loads or traces so marked: figures
     /// there are left out; with none left, "not measurable".
     pub fn judge_unsaturated(&self, m: &Measured, saturated: &[String]) -> (Verdict, String) {
@@ -431,7 +431,7 @@ impl Claim {
         kept.per_trace.retain(|(t, _, _)| !saturated.contains(t));
         let figures: Vec<f64> = kept.per_trace.iter().filter_map(|t| t.1).collect();
         let note = format!(
-            "the baseline's device is saturated (utilisation at least {:.0}%) at {}",
+            "the baseline's device is saturated (utilization at least {:.0}%) at {}",
             rule::SATURATED * 100.0,
             saturated.join(", ")
         );

@@ -6,7 +6,7 @@
 //! samples it ([`Method::Shards`]); any policy runs scaled down on a sample
 //! ([`Method::Minisim`]). The trace is prepared once and shared; a SHARDS-only run
 //! streams it instead (memory grows with the sample, not the trace). Rows carry the
-//! metric names of `wafer sim`, plus `method`, `rate` and `cache_pages`. How each
+//! metric names of `wafer sim`, plus `method`, `rate` and `miss_ratio`. How each
 //! curve is computed and how far off it is: docs/curve.md.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -592,13 +592,13 @@ pub const COLUMNS: [&str; 36] = [
     "rate",
     "sample_unit",
     "seed",
-    "cache_pages",
+    "capacity_pages",
     "page_size",
     "pages_per_block",
     "warmup",
     "write_miss_fetch",
     "flush_at_end",
-    "universe",
+    "footprint_pages",
     "accesses",
     "hits",
     "misses",

@@ -217,7 +217,7 @@ fn thrash_claim_compares_direct_mapped_with_two_way() {
             apu_flushes: 0,
             lines_used: 0,
             evictions: 0,
-            utilisation: 0.0,
+            utilization: 0.0,
             cell: c,
         })
         .collect();

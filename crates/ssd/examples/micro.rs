@@ -76,7 +76,7 @@ fn main() {
                         mb.map_or("none".into(), |m| m.to_string()),
                         r.response.all.mean_ns * 1e-6,
                         r.response.all.p99_ns as f64 * 1e-6,
-                        r.timing.utilisation
+                        r.timing.utilization
                     );
                 }
             }

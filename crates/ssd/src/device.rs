@@ -638,7 +638,7 @@ impl<F: Flash> Ssd<F> {
             idle_periods: self.idle_periods,
             longest_idle_ns: self.longest_idle,
             idle_periods_over_threshold: self.idle_over,
-            utilisation: if span == 0 {
+            utilization: if span == 0 {
                 0.0
             } else {
                 busy as f64 / span as f64

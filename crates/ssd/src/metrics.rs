@@ -215,7 +215,8 @@ pub struct Timing {
     /// Idle intervals at least as long as the idle threshold.
     pub idle_periods_over_threshold: u64,
     /// Busy time / span.
-    pub utilisation: f64,
+    #[serde(alias = "utilisation")]
+    pub utilization: f64,
     /// Requests per second of simulated time.
     pub throughput_rps: f64,
     /// Time-averaged number of requests in the device (waiting or in service).
@@ -234,14 +235,19 @@ pub struct Report {
     /// Requests served.
     pub requests: u64,
     /// Read requests.
+    #[serde(rename = "read_requests")]
     pub reads: u64,
     /// Write requests.
+    #[serde(rename = "write_requests")]
     pub writes: u64,
     /// Trim requests.
+    #[serde(rename = "trim_requests")]
     pub trims: u64,
-    /// Page reads requested.
+    /// Page reads requested (`reads`, as a cache run's read accesses).
+    #[serde(rename = "reads")]
     pub read_pages: u64,
-    /// Page writes requested.
+    /// Page writes requested (`writes`).
+    #[serde(rename = "writes")]
     pub write_pages: u64,
     /// Requests with at least one page wrapped modulo the capacity.
     pub wrapped_requests: u64,

@@ -1,5 +1,5 @@
 //! Property tests on long random runs: Little's law (time-integrated number in the
-//! device = throughput x mean response), utilisation, admission at most queue depth
+//! device = throughput x mean response), utilization, admission at most queue depth
 //! at a time in arrival order (FCFS service at depth 1), cache invariants.
 
 mod common;
@@ -65,7 +65,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn littles_law_utilisation_and_admission(raw in arb_reqs(3000), cfg in arb_cfg(), units in 1u32..5, per_channel in any::<bool>(), closed in 0u32..4) {
+    fn littles_law_utilization_and_admission(raw in arb_reqs(3000), cfg in arb_cfg(), units in 1u32..5, per_channel in any::<bool>(), closed in 0u32..4) {
         let arrival = if closed == 0 { Arrival::Trace } else { Arrival::Closed { depth: closed } };
         let reqs = build(&raw, closed == 0);
         let mut flash = Recording::new(25 * US, 200 * US, units);
@@ -100,10 +100,10 @@ proptest! {
                 "L {} vs X R {}", t.mean_in_system, little);
             prop_assert!((t.mean_in_system - sum as f64 / t.span_ns as f64).abs() < 1e-9 * t.mean_in_system.max(1.0));
         }
-        // Busy + idle = span, utilisation in [0, 1], the busy time is the union of
+        // Busy + idle = span, utilization in [0, 1], the busy time is the union of
         // the service intervals (their sum when they cannot overlap).
         prop_assert_eq!(t.request_busy_ns + t.apu_busy_ns + t.idle_ns, t.span_ns);
-        prop_assert!((0.0..=1.0).contains(&t.utilisation));
+        prop_assert!((0.0..=1.0).contains(&t.utilization));
         let service: u64 = comps.iter().map(|c| c.done_ns - c.start_ns).sum();
         if cfg.queue_depth == 1 {
             prop_assert_eq!(service, t.request_busy_ns);

@@ -97,25 +97,35 @@ pub struct TraceStats {
     pub unit_bytes: u64,
     /// All requests.
     pub requests: u64,
-    /// Reads.
+    /// Read requests (`read_requests` in the JSON).
+    #[serde(rename = "read_requests")]
     pub reads: OpCount,
-    /// Writes.
+    /// Write requests (`write_requests`).
+    #[serde(rename = "write_requests")]
     pub writes: OpCount,
-    /// Trims.
+    /// Trim requests (`trim_requests`).
+    #[serde(rename = "trim_requests")]
     pub trims: OpCount,
     /// Distinct pages (or record keys) read.
     pub pages_read: u64,
     /// Distinct pages (or record keys) written.
     pub pages_written: u64,
-    /// Distinct pages (or record keys) read or written: the footprint.
+    /// Distinct pages (or record keys) read or written: the footprint
+    /// (`footprint_pages`).
+    #[serde(rename = "footprint_pages")]
     pub pages_total: u64,
-    /// Page writes (a write request of `n` pages counts `n`).
+    /// Page write accesses: a write request of `n` pages counts `n`
+    /// (`writes`, as a run's).
+    #[serde(rename = "writes")]
     pub page_writes: u64,
-    /// Page writes to a page written before.
+    /// Page write accesses to a page written before (`overwrites`).
+    #[serde(rename = "overwrites")]
     pub page_overwrites: u64,
-    /// Page reads.
+    /// Page read accesses (`reads`, as a run's).
+    #[serde(rename = "reads")]
     pub page_reads: u64,
-    /// Page reads of a page read or written before.
+    /// Page read accesses of a page read or written before (`rereads`).
+    #[serde(rename = "rereads")]
     pub page_rereads: u64,
     /// Write requests that start where the previous write on their device ended.
     pub sequential_writes: u64,

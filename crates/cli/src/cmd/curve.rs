@@ -225,7 +225,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, rows)?;
+        // The CSV's columns, one flat object a row (as `wafer sim --json`).
+        let flat: Vec<serde_json::Map<String, serde_json::Value>> = rows
+            .iter()
+            .map(|r| r.columns().into_iter().collect())
+            .collect();
+        serde_json::to_writer_pretty(&mut out, &flat)?;
         writeln!(out)?;
     } else {
         writeln!(

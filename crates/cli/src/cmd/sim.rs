@@ -340,8 +340,8 @@ fn print_table(out: &mut impl std::io::Write, rows: &[CellResult]) -> std::io::R
         "cache",
         "pages",
         "hit ratio",
-        "reads",
-        "writes",
+        "page reads",
+        "page writes",
         "write IOs",
         "burst util",
     ];

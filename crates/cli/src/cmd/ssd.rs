@@ -385,9 +385,9 @@ fn print_text(
     let t = &r.timing;
     writeln!(
         stdout,
-        "time          span {}, utilisation {:.3}, {:.1} req/s, mean in device {:.3} (max {})",
+        "time          span {}, utilization {:.3}, {:.1} req/s, mean in device {:.3} (max {})",
         ms(t.span_ns as f64),
-        t.utilisation,
+        t.utilization,
         t.throughput_rps,
         t.mean_in_system,
         t.max_in_system

@@ -279,8 +279,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "spec": spec,
             "label": label,
             "requests": n,
-            "reads": reads,
-            "writes": writes,
+            "read_requests": reads,
+            "write_requests": writes,
             "bytes": bytes,
         });
         writeln!(out, "{}", serde_json::to_string(&doc)?)?;
