@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// 8 MiB logical: 32 erase blocks of 64 x 4 KiB pages, 25% OP.
 const CARD: &str = "name = \"tiny\"\nftl = \"page\"\ncapacity = \"8MiB\"\nop = 0.25\n\

@@ -8,15 +8,11 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::wafer;
+
 /// A trace the repository carries (`traces/README.md`).
 const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/fileserver.wtr");
-
-fn wafer() -> Command {
-    let mut c = Command::cargo_bin("wafer").unwrap();
-    c.env_remove("RUST_BACKTRACE")
-        .env_remove("WAFER_MAX_MEMORY");
-    c
-}
 
 /// Runs `c`, asserting exit status `code` and one line on stderr; returns the line.
 fn refused(c: &mut Command, code: i32) -> String {

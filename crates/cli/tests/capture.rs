@@ -4,12 +4,10 @@
 //! the counts `traces/README.md` states. Without strace the live tests say so and
 //! pass, except under CI (env `CI` set), where they fail.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::{bundled, wafer};
 
 /// Whether strace can run here; panics under CI when it cannot.
 fn have(tool: &str) -> bool {
@@ -132,13 +130,6 @@ fn python_script_gives_exact_requests_and_layout() {
             r("W", 11000, 10),
         ]
     );
-}
-
-/// A bundled trace under `traces/`.
-fn bundled(name: &str) -> PathBuf {
-    let p = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/")).join(name);
-    assert!(p.exists(), "{} is missing from the repository", p.display());
-    p
 }
 
 fn info(p: &Path) -> serde_json::Value {

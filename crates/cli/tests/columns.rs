@@ -3,23 +3,15 @@
 //! documented once.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{repo, wafer};
 
 /// stdout of `wafer args...`, which must succeed.
 fn run(args: &[&str]) -> String {
-    let out = Command::cargo_bin("wafer")
-        .unwrap()
-        .current_dir(repo())
-        .args(args)
-        .output()
-        .unwrap();
+    let out = wafer().current_dir(repo()).args(args).output().unwrap();
     assert!(
         out.status.success(),
         "wafer {}: {}",

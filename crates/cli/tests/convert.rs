@@ -2,13 +2,11 @@
 //! `wafer trace info --json` and `head`), outputs are the documented formats, bad
 //! calls exit 2 and bad input exits 1 with a one-line message.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 fn info(p: &Path) -> serde_json::Value {
     let out = wafer()

@@ -3,12 +3,10 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 fn sqlite() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../traces/sqlite-wal.wtr")

@@ -2,15 +2,10 @@
 //! names the file once; options are checked, not silently accepted; outputs say
 //! which trace format was read.
 
-use assert_cmd::Command;
 use std::path::Path;
 
-fn wafer() -> Command {
-    let mut c = Command::cargo_bin("wafer").expect("binary");
-    // Rust's own panic report (with a backtrace) is kept when this is set.
-    c.env_remove("RUST_BACKTRACE");
-    c
-}
+mod common;
+use common::wafer;
 
 /// A `wafer-csv` trace of `n` 4 KiB requests; record `bad` (1-based) is malformed.
 fn csv_trace(path: &Path, n: u64, bad: Option<u64>) {

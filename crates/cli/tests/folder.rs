@@ -11,15 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn wafer() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("wafer"))
-}
-
-fn bundled(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../traces")
-        .join(name)
-}
+mod common;
+use common::{bundled, wafer_process as wafer};
 
 /// An experiment file in `dir` over `trace` with `extra` settings.
 fn experiment(dir: &Path, trace: &Path, extra: &str) -> PathBuf {

@@ -1,12 +1,10 @@
 //! `wafer ftl` and `wafer ftl sweep` end to end on a small TOML device and a synthetic
 //! MSR trace whose costs follow by hand.
 
-use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// 8 MiB logical, 64 x 4 KiB pages per block, 25% OP: 32 logical, 40 physical blocks.
 const DEVICE: &str = "name = \"tiny\"\nftl = \"page\"\ncapacity = \"8MiB\"\nop = 0.25\n\

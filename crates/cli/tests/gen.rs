@@ -1,15 +1,13 @@
 //! `wafer trace gen` end to end: byte-identical files per seed, the file holds
 //! exactly what the library generator produces, and clear usage errors.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::Path;
 use wafer_trace::gen::GenSpec;
 use wafer_trace::{ReadOptions, Request};
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 fn gen(args: &[&str], out: &Path) {
     wafer()

@@ -3,11 +3,9 @@
 //! run exits 1; a rerun tries only the failed cells again.
 
 use std::path::Path;
-use std::process::Command;
 
-fn wafer() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("wafer"))
-}
+mod common;
+use common::wafer_process as wafer;
 
 #[test]
 fn a_cell_that_does_not_fit_its_device_fails_alone() {

@@ -3,13 +3,11 @@
 //! as the same requests in wafer's CSV; a bad mapping is a one-line usage error
 //! naming the flag.
 
-use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// The mapping of the generic file [`files`] writes.
 const MAPPING: [&str; 16] = [

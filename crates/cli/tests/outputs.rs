@@ -4,9 +4,8 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// A `wafer-csv` trace of `n` requests (alternating reads and writes over 100,000
 /// pages); record `bad` (1-based), if given, has a malformed offset.

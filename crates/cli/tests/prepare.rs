@@ -5,12 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// The bundled fileserver capture (reads and writes), copied into `dir` so that its
 /// prepared file is written there.

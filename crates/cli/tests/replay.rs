@@ -1,16 +1,14 @@
 //! `wafer replay` end to end on temporary files: the announced pattern and range, the
 //! refusals with their messages and exit codes, after-cache traces of `wafer sim`, fio.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::wafer;
+
 const PS: usize = 4096;
 const SENTINEL: u8 = 0x5A;
-
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
 
 use wafer_testdata::trace as shared_trace;
 

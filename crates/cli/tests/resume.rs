@@ -5,10 +5,13 @@
 use std::collections::BTreeMap;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
+
+mod common;
+use common::wafer_process as wafer;
 
 /// The grid of the test over the Telegram trace (long enough to be killed mid-run),
 /// or `None` where that trace is absent outside CI.
@@ -30,10 +33,6 @@ figures = ["hit-ratio"]
     )
     .unwrap();
     Some(p)
-}
-
-fn wafer() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("wafer"))
 }
 
 /// Stored cell files: name -> (inode, mtime).

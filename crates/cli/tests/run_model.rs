@@ -6,15 +6,13 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::wafer;
 
 /// A trace the repository carries.
 const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/fileserver.wtr");
-
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
 
 /// An experiment file for the same run as `wafer sim -p lru,ts-clock -c 1MiB,5%
 /// --block 256KiB -d microsd-16g --warmup 100 --flush-at-end`, with `extra` keys.

@@ -1,13 +1,11 @@
 //! `wafer sim` and `wafer policies` end to end.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 use wafer_testdata::trace;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 /// The JSON output carries every cell with the libCacheSim-checked miss counts
 /// (libCacheSim's own LRU and Clock at 500 objects, as in

@@ -1,11 +1,9 @@
 //! `wafer ssd` end to end.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = wafer().args(args).arg("--json").output().unwrap();

@@ -1,13 +1,11 @@
 //! `wafer trace info` and `wafer trace head` end to end.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 use wafer_testdata::trace;
 
-fn wafer() -> Command {
-    Command::cargo_bin("wafer").expect("binary")
-}
+mod common;
+use common::wafer;
 
 fn info_json(rel: &str, extra: &[&str]) -> Option<serde_json::Value> {
     let t = trace(rel)?;
