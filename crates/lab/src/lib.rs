@@ -22,48 +22,23 @@
 //! ```
 #![deny(missing_docs)]
 
-// The modules by role, each role using only its own and the roles above it
-// (`tests/layout.rs` checks it, and that no modules import in a circle).
+// The modules, in folders by role; a role uses only its own modules and those of the
+// roles before it (`tests/layout.rs` checks it, and that no modules import in a circle).
+// Each module is reached by its own name (`wafer_lab::experiment`).
+// Roles, in order: describe, keep, judge, show, run, studies.
+mod describe;
+mod judge;
+mod keep;
+mod run;
+mod show;
+mod studies;
 
-// Describe: what a run is, validated once, and the limits it runs within.
-pub mod bounds;
-pub mod error;
-pub mod experiment;
-pub mod known_traces;
-pub mod spec;
-pub mod study_def;
-pub mod trace_folders;
-
-// Keep: results, the store of finished cells, prepared traces.
-pub mod lock;
-pub mod parquet_file;
-pub mod prepared;
-pub mod result;
-pub mod store;
-
-// Judge: the verdict rule on a claim's cells.
-pub mod claims;
-
-// Show: figures, provenance and the report.
-pub mod figure_file;
-pub mod figures;
-pub mod pdf;
-pub mod plot;
-pub mod png;
-pub mod provenance;
-pub mod report;
-
-// Run: the one runner, what it computes, and publishing a finished grid.
-pub mod compute;
-pub mod curve;
-pub mod grid;
-pub mod steady;
-pub mod study;
-pub mod timed;
-
-// Studies: the paper studies and the timed-SSD study of paper 004.
-pub mod apu;
-pub mod presets;
+pub use describe::{bounds, error, experiment, known_traces, spec, study_def, trace_folders};
+pub use judge::claims;
+pub use keep::{lock, parquet_file, prepared, result, store};
+pub use run::{compute, curve, grid, steady, study, timed};
+pub use show::{figure_file, figures, pdf, plot, png, provenance, report};
+pub use studies::{apu, presets};
 
 pub use compute::{run_cell, CellSink};
 pub use error::LabError;

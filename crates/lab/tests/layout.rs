@@ -1,20 +1,33 @@
-//! The modules of `wafer-lab` depend on each other in one direction: `lib.rs` lists
-//! them by role (describe, keep, judge, show, run, studies), and a module uses only
-//! modules of its own role and the roles above it, without circles (docs/extending.md,
-//! "Where things live"). A use against the order, or a circle, means an item sits in
-//! the wrong file; the tests name it.
+//! The modules of `wafer-lab` depend on each other in one direction: they sit in
+//! folders by role (`src/describe`, `keep`, `judge`, `show`, `run`, `studies`, in the
+//! order `lib.rs` gives them), and a module uses only modules of its own role and
+//! the roles above it, without circles (docs/extending.md, "Where things live"). A use
+//! against the order, or a circle, means an item sits in the wrong file; the tests
+//! name it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Module names of `src/` (one file each; `lib.rs` only declares them).
-fn modules(src: &Path) -> BTreeMap<String, String> {
+/// Every module of `src/<role>/` (one file each; `mod.rs` only declares them): its
+/// role and its text.
+fn modules(src: &Path) -> BTreeMap<String, (String, String)> {
     let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(src).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
-        if p.extension().is_some_and(|x| x == "rs") && name != "lib" {
-            out.insert(name, std::fs::read_to_string(&p).unwrap());
+    for role in std::fs::read_dir(src).unwrap() {
+        let dir = role.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let role = dir.file_name().unwrap().to_string_lossy().into_owned();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+            if p.extension().is_some_and(|x| x == "rs") && name != "mod" {
+                let text = std::fs::read_to_string(&p).unwrap();
+                assert!(
+                    out.insert(name.clone(), (role.clone(), text)).is_none(),
+                    "{name} twice"
+                );
+            }
         }
     }
     out
@@ -106,28 +119,16 @@ fn circle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     None
 }
 
-/// Each module's role, by `lib.rs`: the `// Role: ...` comment above its `pub mod`
-/// line, as the role's index in the order they appear.
-fn roles(lib: &str) -> BTreeMap<String, (usize, String)> {
-    let mut out = BTreeMap::new();
-    let mut role: Option<(usize, String)> = None;
-    let mut n = 0;
-    for line in lib.lines() {
-        if let Some(c) = line.strip_prefix("// ") {
-            if let Some((name, _)) = c.split_once(':') {
-                if !name.contains(' ') {
-                    role = Some((n, name.to_string()));
-                    n += 1;
-                }
-            }
-        } else if let Some(m) = line.strip_prefix("pub mod ") {
-            let r = role
-                .clone()
-                .unwrap_or_else(|| panic!("lib.rs: module {m} has no role"));
-            out.insert(m.trim_end_matches(';').to_string(), r);
-        }
-    }
-    out
+/// The roles in the order `lib.rs` gives them (`// Roles, in order: a, b, ...`).
+fn role_order(lib: &str) -> Vec<String> {
+    let line = lib
+        .lines()
+        .find_map(|l| l.strip_prefix("// Roles, in order: "))
+        .expect("lib.rs names the roles' order");
+    line.trim_end_matches('.')
+        .split(", ")
+        .map(String::from)
+        .collect()
 }
 
 /// Every module's uses of the other modules.
@@ -136,7 +137,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let mods = modules(&src);
     assert!(mods.len() > 10, "modules of {} not found", src.display());
     mods.iter()
-        .map(|(m, text)| {
+        .map(|(m, (_, text))| {
             let deps = uses(&code(text))
                 .into_iter()
                 .filter(|d| d != m && mods.contains_key(d))
@@ -155,20 +156,22 @@ fn the_modules_import_without_circles() {
 
 #[test]
 fn each_module_uses_only_its_role_and_the_roles_above() {
-    let lib = include_str!("../src/lib.rs");
-    let roles = roles(lib);
-    let g = graph();
-    for m in g.keys() {
-        assert!(
-            roles.contains_key(m),
-            "lib.rs does not list module {m} under a role"
-        );
-    }
-    let against: Vec<String> = g
+    let order = role_order(include_str!("../src/lib.rs"));
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mods = modules(&src);
+    let rank = |m: &str| {
+        let role = &mods[m].0;
+        let at = order.iter().position(|r| r == role);
+        (
+            at.unwrap_or_else(|| panic!("lib.rs does not declare role {role}")),
+            role.clone(),
+        )
+    };
+    let against: Vec<String> = graph()
         .iter()
-        .flat_map(|(m, deps)| deps.iter().map(move |d| (m, d)))
-        .filter(|(m, d)| roles[*d].0 > roles[*m].0)
-        .map(|(m, d)| format!("{m} ({}) uses {d} ({})", roles[m].1, roles[d].1))
+        .flat_map(|(m, deps)| deps.iter().map(move |d| (m.clone(), d.clone())))
+        .filter(|(m, d)| rank(d).0 > rank(m).0)
+        .map(|(m, d)| format!("{m} ({}) uses {d} ({})", rank(&m).1, rank(&d).1))
         .collect();
     assert!(
         against.is_empty(),

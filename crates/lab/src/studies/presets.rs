@@ -40,14 +40,17 @@ use crate::study_def::{PaperSetup, Sensitivity, Vary};
 /// The studies built into wafer: `(name, the study file's text)`, the files under
 /// `studies/` of the repository.
 pub const BUILT_IN: &[(&str, &str)] = &[
-    ("ts-clock", include_str!("../../../studies/ts-clock.toml")),
-    ("bua", include_str!("../../../studies/bua.toml")),
-    ("craw", include_str!("../../../studies/craw.toml")),
+    (
+        "ts-clock",
+        include_str!("../../../../studies/ts-clock.toml"),
+    ),
+    ("bua", include_str!("../../../../studies/bua.toml")),
+    ("craw", include_str!("../../../../studies/craw.toml")),
     (
         "sorted-clock",
-        include_str!("../../../studies/sorted-clock.toml"),
+        include_str!("../../../../studies/sorted-clock.toml"),
     ),
-    ("demo", include_str!("../../../studies/demo.toml")),
+    ("demo", include_str!("../../../../studies/demo.toml")),
 ];
 
 /// The paper studies `wafer reproduce` offers (the built-in files but the demo).

@@ -1,0 +1,3 @@
+//! Judge: the verdict rule on a claim's cells.
+
+pub mod claims;

@@ -1,0 +1,4 @@
+//! Studies: the paper studies and the timed-SSD study of paper 004.
+
+pub mod apu;
+pub mod presets;
