@@ -15,6 +15,11 @@ fn modules(src: &Path) -> BTreeMap<String, (String, String)> {
     for role in std::fs::read_dir(src).unwrap() {
         let dir = role.unwrap().path();
         if !dir.is_dir() {
+            let name = dir.file_name().unwrap().to_string_lossy();
+            assert_eq!(
+                name, "lib.rs",
+                "src/{name}: a module belongs in the folder of its role"
+            );
             continue;
         }
         let role = dir.file_name().unwrap().to_string_lossy().into_owned();
