@@ -226,13 +226,15 @@ pub(crate) fn compute(
     if params.measure == Measure::Steady {
         sink.recording();
     }
-    let mut reader;
+    // A stream that was not counted first is read by this cell alone: it says what
+    // it skipped (a counting pass says it otherwise).
+    let mut reader = None;
+    let uncounted = matches!(input, CellInput::Stream(None));
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
         CellInput::Stream(_) => {
             let (t, format) = &plan.traces[pos.trace];
-            reader = t.open(*format)?;
-            Input::Stream(reader.as_mut())
+            Input::Stream(reader.insert(t.open(*format)?).as_mut())
         }
     };
     let mut done = 0u64;
@@ -247,6 +249,9 @@ pub(crate) fn compute(
         },
     )
     .map_err(|e| fail(e.to_string()))?;
+    if let (true, Some(r)) = (uncounted, &reader) {
+        say_skipped(&plan.traces[pos.trace].0.source(), r.skipped());
+    }
     let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
     // Steady state: the cell's own stream again, pass after pass, then one measured.
     let mut steady = None;
