@@ -216,3 +216,37 @@ report = false
     assert_eq!(prepared.len(), 4);
     assert_eq!(prepared, streamed);
 }
+
+/// A single cell on a trace nobody prepared is streamed; when its densifier cannot
+/// grow (an address-space limit, as `ulimit -v` sets) the run ends with one line
+/// naming the trace and what could not be allocated, exit status 1: no abort, no
+/// panic. Formerly the failed allocation aborted (in Python, the interpreter).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_streamed_cell_out_of_address_space_says_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // 64 GiB of writes: 16,777,216 distinct pages, a densifier of about 640 MiB.
+    let t = wide_trace(dir.path(), 64);
+    let bin = assert_cmd::cargo::cargo_bin("wafer");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 786432 && exec \"$0\" \"$@\"")
+        .arg(&bin)
+        .args(["sim", "-p", "lru", "-c", "64p", "--jobs", "1", "-t"])
+        .arg(&t)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("WAFER_MAX_MEMORY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "wafer: out of memory while densifying {}: could not allocate ",
+            t.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains(" distinct pages so far)"), "{err}");
+}

@@ -78,6 +78,18 @@ pub(crate) fn prepare_error(source: &str, e: wafer_cache::SimError) -> LabError 
     }
 }
 
+/// An error of streaming `source` (counting it, or a run reading it): a densifier,
+/// buffer or policy that could not grow is [`LabError::Memory`] (`MemoryError` in
+/// Python), one line naming the trace; the rest is about the trace.
+pub(crate) fn stream_error(source: &str, e: wafer_cache::SimError) -> LabError {
+    match e {
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => {
+            LabError::Memory(format!("out of memory while densifying {source}: {e}"))
+        }
+        e => LabError::Invalid(about(source, e.to_string())),
+    }
+}
+
 /// `msg` about `source`, naming it once (reader errors name their file already).
 pub(crate) fn about(source: &str, msg: String) -> String {
     if msg.contains(source) {
@@ -96,7 +108,7 @@ pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
         let (t, format) = &plan.traces[pos.trace];
         let mut reader = t.open(*format)?;
         let f = Footprint::count(plan.granularity(), reader.as_mut(), &mut |_| {})
-            .map_err(|e| LabError::Invalid(about(&t.source(), e.to_string())))?;
+            .map_err(|e| stream_error(&t.source(), e))?;
         return compute(
             plan,
             cell,
@@ -248,7 +260,12 @@ pub(crate) fn compute(
             done = n;
         },
     )
-    .map_err(|e| fail(e.to_string()))?;
+    .map_err(|e| match e {
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => {
+            stream_error(&plan.traces[pos.trace].0.source(), e)
+        }
+        e => fail(e.to_string()),
+    })?;
     if let (true, Some(r)) = (uncounted, &reader) {
         say_skipped(&plan.traces[pos.trace].0.source(), r.skipped());
     }

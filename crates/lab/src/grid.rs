@@ -598,8 +598,20 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
     while reader.read_batch(&mut batch)? {
         requests += batch.len() as u64;
         for r in &batch {
+            let n = plan.granularity().count(r);
+            dens.try_reserve(usize::try_from(n).unwrap_or(usize::MAX))
+                .map_err(|bytes| {
+                    crate::compute::stream_error(
+                        &t.source(),
+                        wafer_cache::SimError::StreamOutOfMemory {
+                            bytes,
+                            what: "the page table",
+                            pages: dens.len() as u64,
+                        },
+                    )
+                })?;
             plan.granularity().for_each_key(r, |key| {
-                dens.id(key);
+                dens.id_in_room(key);
                 match r.op {
                     Op::Write => {
                         d.push((access, key & PAGE_MASK));

@@ -73,9 +73,8 @@ impl Densifier {
     /// [`Densifier::rebuild`], with a failed allocation an error: the bytes asked for.
     fn try_rebuild(&mut self, n: usize) -> Result<(), u64> {
         let mut slots = Vec::new();
-        slots
-            .try_reserve_exact(n)
-            .map_err(|_| (n * std::mem::size_of::<Slot>()) as u64)?;
+        crate::alloc::fallibly(|| slots.try_reserve_exact(n))
+            .map_err(|_| (n as u64).saturating_mul(std::mem::size_of::<Slot>() as u64))?;
         huge_pages(&slots);
         slots.resize(n, Slot { key: 0, id: EMPTY });
         let old = std::mem::replace(&mut self.slots, slots);
@@ -135,10 +134,50 @@ impl Densifier {
             self.try_rebuild(n)?;
         }
         let len = self.keys.len();
-        if len == self.keys.capacity() && self.keys.try_reserve(1).is_err() {
+        if len == self.keys.capacity()
+            && crate::alloc::fallibly(|| self.keys.try_reserve(1)).is_err()
+        {
             return Err(8 * (2 * len as u64).max(4));
         }
         Ok(self.find_or_insert(key))
+    }
+
+    /// Make room for `n` more distinct keys, with a failed allocation an error (the
+    /// bytes asked for) rather than an abort: after it, the next `n` calls of
+    /// [`Densifier::id_in_room`] allocate nothing.
+    ///
+    /// Why a batch at a time: a caller that densifies many keys checks for room once
+    /// per batch, at its boundary, and the per-key lookup has no growth check (the
+    /// table grows rarely, doubling). The table may grow a batch early, which changes
+    /// no id.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), u64> {
+        let want = self.keys.len().saturating_add(n);
+        if want.saturating_mul(4) > self.slots.len().saturating_mul(3) {
+            let slots = Self::slots_for(want).max(self.slots.len() * 2);
+            self.try_rebuild(slots)?;
+        }
+        if self.keys.capacity() < want {
+            // Doubling, as `push` would, so that batch after batch costs amortised O(1).
+            let to = want.max(self.keys.capacity().saturating_mul(2));
+            let more = to - self.keys.len();
+            crate::alloc::fallibly(|| self.keys.try_reserve_exact(more))
+                .map_err(|_| 8 * to as u64)?;
+        }
+        Ok(())
+    }
+
+    /// The dense id of `key`, assigning the next one if it is new, in room made by
+    /// [`Densifier::try_reserve`] (the hot loop of a batch: no growth check).
+    ///
+    /// # Panics
+    /// Panics if no room was made for a new key (the table would be fuller than
+    /// 3/4; in debug builds also when the key list would have to grow) or if more
+    /// than `u32::MAX - 1` distinct keys are seen.
+    #[inline(always)]
+    pub fn id_in_room(&mut self, key: u64) -> u32 {
+        debug_assert!(self.keys.len() * 4 < self.slots.len() * 3 || self.get(key).is_some());
+        debug_assert!(self.keys.len() < self.keys.capacity() || self.get(key).is_some());
+        self.find_or_insert(key)
     }
 
     /// The id of `key`, inserted if new (the table has room).
@@ -278,6 +317,39 @@ mod tests {
             assert_eq!(d.key(v), k);
         }
         assert!(d.slots.len() * 3 >= d.len() * 4, "load factor <= 3/4");
+    }
+
+    /// Ids assigned in room made a batch at a time are those of [`Densifier::id`],
+    /// and the room asked for is there: no growth inside a batch.
+    #[test]
+    fn ids_in_reserved_room_are_the_same() {
+        let (mut a, mut b) = (Densifier::new(), Densifier::new());
+        let keys: Vec<u64> = (0..50_000u64)
+            .map(|i| (i * 7919) % 30_011 + (i % 3 << 40))
+            .collect();
+        for batch in keys.chunks(777) {
+            b.try_reserve(batch.len()).unwrap();
+            let (slots, cap) = (b.slots.len(), b.keys.capacity());
+            for &k in batch {
+                assert_eq!(b.id_in_room(k), a.id(k));
+            }
+            assert_eq!((b.slots.len(), b.keys.capacity()), (slots, cap));
+            assert!(b.slots.len() * 3 >= b.len() * 4, "load factor <= 3/4");
+        }
+        assert_eq!(a.len(), b.len());
+    }
+
+    /// Room that cannot be had is an error naming the bytes asked for, and the
+    /// densifier is left as it was.
+    #[test]
+    fn room_beyond_the_address_space_is_an_error() {
+        let mut d = Densifier::new();
+        assert_eq!(d.id(5), 0);
+        let bytes = d.try_reserve(usize::MAX / 64).unwrap_err();
+        assert!(bytes >= (usize::MAX / 64) as u64 * 16, "{bytes}");
+        assert_eq!((d.len(), d.get(5)), (1, Some(0)));
+        d.try_reserve(1).unwrap();
+        assert_eq!(d.id_in_room(6), 1);
     }
 
     proptest! {
