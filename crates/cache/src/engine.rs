@@ -867,8 +867,8 @@ fn stopped<A: AfterSink>(run: &mut Run, after: &mut A) -> SimError {
 /// a stream reveals new ones.
 ///
 /// [`Policy::reserve`] cannot fail (its arrays grow with `resize`), so before it runs
-/// the room is asked for fallibly: an allocation of [`POLICY_BYTES_PER_ID`] bytes per
-/// page and block id, freed at once (address space, never touched). When the system
+/// the room is asked for ([`wafer_trace::alloc::room_for`]): [`POLICY_BYTES_PER_ID`]
+/// bytes of address space per page and block id, never touched. When the system
 /// refuses it, the run stops with [`SimError::StreamOutOfMemory`] rather than
 /// aborting in the policy's growth. Rare: the sizes double.
 #[inline(always)]
@@ -888,10 +888,13 @@ fn ensure<P: Policy>(
         };
         let ids = u64::from(new_pages) + u64::from(new_blocks);
         let bytes = ids * POLICY_BYTES_PER_ID;
-        let mut probe: Vec<u8> = Vec::new();
-        wafer_trace::alloc::fallibly(|| probe.try_reserve_exact(bytes as usize))
-            .map_err(|_| out_of_memory(bytes, "the policy's per-page state", page as usize + 1))?;
-        drop(probe);
+        if !wafer_trace::alloc::room_for(bytes) {
+            return Err(out_of_memory(
+                bytes,
+                "the policy's per-page state",
+                page as usize + 1,
+            ));
+        }
         *pages = new_pages;
         *blocks = new_blocks;
         policy.reserve(*pages, *blocks);

@@ -9,14 +9,15 @@
 //! accesses can [`Densifier::prefetch`] their slots, so the misses of several lookups
 //! overlap instead of following one another.
 
-/// Marks an empty slot (ids are below `u32::MAX`).
-const EMPTY: u32 = u32::MAX;
+/// Marks an empty slot: a slot holds its id plus one, so that a table fresh from
+/// the system (zeroed) is empty without a pass that fills it.
+const EMPTY: u32 = 0;
 
-/// A key and its id.
+/// A key and its id plus one (0: empty).
 #[derive(Clone, Copy, Debug)]
 struct Slot {
     key: u64,
-    id: u32,
+    id1: u32,
 }
 
 /// Assigns dense `u32` ids to page keys in order of first appearance.
@@ -63,20 +64,15 @@ impl Densifier {
 
     /// A table of `n` slots (a power of two) holding every key seen.
     fn rebuild(&mut self, n: usize) {
-        let mut slots = Vec::with_capacity(n);
-        huge_pages(&slots);
-        slots.resize(n, Slot { key: 0, id: EMPTY });
-        let old = std::mem::replace(&mut self.slots, slots);
-        self.rehash(&old);
+        if let Err(bytes) = self.try_rebuild(n) {
+            panic!("memory allocation of {bytes} bytes failed (the densifier's table)");
+        }
     }
 
     /// [`Densifier::rebuild`], with a failed allocation an error: the bytes asked for.
     fn try_rebuild(&mut self, n: usize) -> Result<(), u64> {
-        let mut slots = Vec::new();
-        crate::alloc::fallibly(|| slots.try_reserve_exact(n))
-            .map_err(|_| (n as u64).saturating_mul(std::mem::size_of::<Slot>() as u64))?;
-        huge_pages(&slots);
-        slots.resize(n, Slot { key: 0, id: EMPTY });
+        let slots = zeroed_slots(n)
+            .ok_or_else(|| (n as u64).saturating_mul(std::mem::size_of::<Slot>() as u64))?;
         let old = std::mem::replace(&mut self.slots, slots);
         self.rehash(&old);
         Ok(())
@@ -102,9 +98,9 @@ impl Densifier {
         let n = self.slots.len();
         self.shift = 64 - n.trailing_zeros();
         let mask = n - 1;
-        for s in old.iter().filter(|s| s.id != EMPTY) {
+        for s in old.iter().filter(|s| s.id1 != EMPTY) {
             let mut i = self.home(s.key);
-            while self.slots[i].id != EMPTY {
+            while self.slots[i].id1 != EMPTY {
                 i = (i + 1) & mask;
             }
             self.slots[i] = *s;
@@ -187,15 +183,15 @@ impl Densifier {
         let mut i = self.home(key);
         loop {
             let s = self.slots[i];
-            if s.id == EMPTY {
+            if s.id1 == EMPTY {
                 let id = self.keys.len() as u32;
-                assert!(id != EMPTY, "more than 2^32-2 distinct pages");
-                self.slots[i] = Slot { key, id };
+                assert!(id < u32::MAX - 1, "more than 2^32-2 distinct pages");
+                self.slots[i] = Slot { key, id1: id + 1 };
                 self.keys.push(key);
                 return id;
             }
             if s.key == key {
-                return s.id;
+                return s.id1 - 1;
             }
             i = (i + 1) & mask;
         }
@@ -219,11 +215,11 @@ impl Densifier {
         let mut i = self.home(key);
         loop {
             let s = self.slots[i];
-            if s.id == EMPTY {
+            if s.id1 == EMPTY {
                 return None;
             }
             if s.key == key {
-                return Some(s.id);
+                return Some(s.id1 - 1);
             }
             i = (i + 1) & mask;
         }
@@ -246,8 +242,31 @@ impl Densifier {
     }
 }
 
-/// Ask the kernel to back the (not yet written) buffer of `v` with 2 MiB pages where
-/// it can; a hint that changes no result.
+/// A table of `n` empty slots, or None when the system refuses the memory.
+///
+/// Zeroed by the allocator (`calloc`): a large table comes as fresh pages the kernel
+/// zeroes as they are first touched, so nothing writes the whole table before the
+/// keys do (filling it with a marker took a pass over every slot at each growth).
+#[allow(unsafe_code)]
+fn zeroed_slots(n: usize) -> Option<Vec<Slot>> {
+    let layout = std::alloc::Layout::array::<Slot>(n).ok()?;
+    if layout.size() == 0 {
+        return Some(Vec::new());
+    }
+    // SAFETY: a non-zero size; the allocation is freed by the Vec, with the same
+    // layout (`Vec<Slot>` of capacity `n`). All zeroes is a valid `Slot` (key 0, empty).
+    unsafe {
+        let p = crate::alloc::fallibly(|| std::alloc::alloc_zeroed(layout)) as *mut Slot;
+        if p.is_null() {
+            return None;
+        }
+        huge_pages(p as usize, layout.size());
+        Some(Vec::from_raw_parts(p, n, n))
+    }
+}
+
+/// Ask the kernel to back the `len` bytes at `start` (an allocation not yet written)
+/// with 2 MiB pages where it can; a hint that changes no result.
 ///
 /// Why: every lookup lands on a random slot of a table of tens of MiB. With 4 KiB
 /// pages nearly each one also misses the TLB, which the prefetch does not hide, and
@@ -256,13 +275,12 @@ impl Densifier {
 /// only when asked.
 #[cfg(target_os = "linux")]
 #[allow(unsafe_code)]
-fn huge_pages<T>(v: &Vec<T>) {
+fn huge_pages(start: usize, len: usize) {
     const HUGE: usize = 2 << 20;
-    let start = v.as_ptr() as usize;
-    let end = start + v.capacity() * std::mem::size_of::<T>();
+    let end = start + len;
     let (from, to) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
     if from < to {
-        // SAFETY: advice on whole pages inside the vector's own allocation;
+        // SAFETY: advice on whole pages inside the table's own allocation;
         // MADV_HUGEPAGE changes how they are backed, never their contents. A refusal
         // (an old kernel, THP off) leaves the table as it was: nothing to handle.
         unsafe {
@@ -272,7 +290,7 @@ fn huge_pages<T>(v: &Vec<T>) {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn huge_pages<T>(_: &Vec<T>) {}
+fn huge_pages(_: usize, _: usize) {}
 
 #[cfg(test)]
 mod tests {
@@ -325,7 +343,7 @@ mod tests {
     fn ids_in_reserved_room_are_the_same() {
         let (mut a, mut b) = (Densifier::new(), Densifier::new());
         let keys: Vec<u64> = (0..50_000u64)
-            .map(|i| (i * 7919) % 30_011 + (i % 3 << 40))
+            .map(|i| (i * 7919) % 30_011 + ((i % 3) << 40))
             .collect();
         for batch in keys.chunks(777) {
             b.try_reserve(batch.len()).unwrap();
