@@ -45,34 +45,51 @@ def child(code: str, *args: str) -> subprocess.Popen[str]:
 
 def test_a_trace_beyond_the_memory_limit_raises_memory_error(tmp_path, monkeypatch):
     monkeypatch.setenv("WAFER_MAX_MEMORY", "64MiB")
+    trace = wide_trace(tmp_path, 12)
+    # An offline policy needs the trace prepared in memory: refused at the limit.
     with pytest.raises(MemoryError, match="would take more than the limit of 64 MiB") as e:
-        wafer.simulate(wide_trace(tmp_path, 12), "lru", "64p")
-    assert "stream=True" in str(e.value)
+        wafer.simulate(trace, "opt", "64p")
+    assert "wide.csv" in str(e.value)
+    assert "WAFER_MAX_MEMORY=SIZE" in str(e.value)
+    # One online cell streams it (nothing is prepared), as stream=True does.
+    row = wafer.simulate(trace, "lru", "64p")
+    streamed = wafer.simulate(trace, "lru", "64p", stream=True)
+    for r in (row, streamed):
+        r.pop("elapsed_s")
+    assert row == streamed
+    assert row["footprint_pages"] == 3 << 20
 
 
 @linux_only
 def test_running_out_of_memory_raises_memory_error_not_abort(tmp_path):
-    # Formerly the failed allocation aborted the interpreter (SIGABRT).
+    # Formerly the failed allocation aborted the interpreter (SIGABRT): preparing,
+    # and then streaming a single cell, whose densifier could not grow.
     p = child(
         """
         import resource, sys, wafer
         with open("/proc/self/status") as f:
             vm = next(int(l.split()[1]) for l in f if l.startswith("VmSize:")) * 1024
-        # 256 MiB more address space: preparing the trace needs about 800 MiB.
+        # 256 MiB more address space: the densifier of 16 M pages needs about 640 MiB.
         limit = vm + (256 << 20)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        try:
-            wafer.simulate(sys.argv[1], "lru", "64p", jobs=1)
-        except MemoryError as e:
-            print(e)
-            sys.exit(3)
+        for stream in (False, True):
+            try:
+                wafer.simulate(sys.argv[1], "lru", "64p", jobs=1, stream=stream)
+            except MemoryError as e:
+                print(e, flush=True)
+            else:
+                print("no MemoryError", flush=True)
+        sys.exit(3)
         """,
         wide_trace(tmp_path, 64),
     )
     out, err = p.communicate(timeout=120)
     assert p.returncode == 3, (p.returncode, out, err)
-    assert out.startswith("out of memory (could not allocate "), out
-    assert "stream=True" in out
+    lines = out.splitlines()
+    assert len(lines) == 2, out
+    for line in lines:
+        assert line.startswith(f"out of memory while densifying {tmp_path / 'wide.csv'}: "), out
+        assert "could not allocate " in line and "distinct pages so far)" in line, out
 
 
 def test_ctrl_c_stops_a_long_simulate_at_once():

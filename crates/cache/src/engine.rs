@@ -731,17 +731,28 @@ fn run_stream<P: Policy, A: AfterSink>(
     let gran = cfg.granularity;
     let ppb = cfg.pages_per_block.max(1);
     let mut index = 0u64;
-    let mut flush = |events: &mut Vec<Event>| {
+    let mut flush = |events: &mut Vec<Event>| -> Result<bool, SimError> {
+        // Room for every event's key to be new, made here, once per chunk: the
+        // lookups below neither check for growth nor allocate.
+        let n = events.len();
+        pages
+            .try_reserve(n)
+            .map_err(|bytes| out_of_memory(bytes, "the page table", pages.len()))?;
+        if P::BLOCK_AWARE {
+            blocks
+                .try_reserve(n)
+                .map_err(|bytes| out_of_memory(bytes, "the block table", pages.len()))?;
+        }
         // Trimmed pages are densified too, so dense ids (and the universe) are the
         // same as a prepared trace's.
-        for i in 0..events.len() {
+        for i in 0..n {
             if let Some(ahead) = events.get(i + DENSIFY_AHEAD) {
                 pages.prefetch(ahead.key);
             }
             let e = &mut events[i];
-            e.page = pages.id(e.key);
+            e.page = pages.id_in_room(e.key);
             if P::BLOCK_AWARE {
-                e.block = blocks.id(block_key(e.key, ppb));
+                e.block = blocks.id_in_room(block_key(e.key, ppb));
             }
         }
         if !pages.is_empty() {
@@ -753,7 +764,7 @@ fn run_stream<P: Policy, A: AfterSink>(
                 &mut have_blocks,
                 last_page,
                 last_block,
-            );
+            )?;
         }
         let steps = events.iter().map(|e| Step {
             page: e.page,
@@ -771,12 +782,29 @@ fn run_stream<P: Policy, A: AfterSink>(
         let stop;
         (index, stop) = drive(&mut policy, &mut run, after, cx, steps, ahead, index);
         events.clear();
-        stop
+        Ok(stop)
     };
     let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
-    let mut events: Vec<Event> = Vec::with_capacity(STREAM_CHUNK);
+    let mut events: Vec<Event> = Vec::new();
     let mut stop = false;
     'read: while reader.read_batch(&mut batch)? {
+        // Room for the chunk and the largest request of the batch (a request is
+        // never split), made fallibly at the batch boundary: the expansion below
+        // never reallocates.
+        let most = match gran {
+            Granularity::Record => 1,
+            _ => batch.iter().map(|r| gran.count(r)).max().unwrap_or(0),
+        };
+        let room = usize::try_from(most)
+            .ok()
+            .and_then(|m| m.checked_add(STREAM_CHUNK))
+            .unwrap_or(usize::MAX);
+        if events.capacity() < room {
+            let bytes = (room as u64).saturating_mul(std::mem::size_of::<Event>() as u64);
+            let more = room - events.len();
+            wafer_trace::alloc::fallibly(|| events.try_reserve_exact(more))
+                .map_err(|_| out_of_memory(bytes, "the accesses of one request", 0))?;
+        }
         for req in &batch {
             gran.for_each_key(req, |key| {
                 events.push(Event {
@@ -787,19 +815,30 @@ fn run_stream<P: Policy, A: AfterSink>(
                     op: req.op,
                 });
             });
-            if events.len() >= STREAM_CHUNK && flush(&mut events) {
+            if events.len() >= STREAM_CHUNK && flush(&mut events)? {
                 stop = true;
                 break 'read;
             }
         }
     }
-    if stop || flush(&mut events) {
+    if stop || flush(&mut events)? {
         return Err(stopped(&mut run, after));
     }
     progress(index);
     policy_end(&mut policy)?;
     let universe = pages.len() as u64;
     run.finish(&policy, &pages, after, universe, cfg)
+}
+
+/// A streamed run's allocation of `bytes` for `what`, refused, with `pages` distinct
+/// pages seen so far.
+#[cold]
+fn out_of_memory(bytes: u64, what: &'static str, pages: usize) -> SimError {
+    SimError::StreamOutOfMemory {
+        bytes,
+        what,
+        pages: pages as u64,
+    }
 }
 
 /// The error a [`Policy::FALLIBLE`] policy reports at the end of the run (work it
@@ -824,17 +863,49 @@ fn stopped<A: AfterSink>(run: &mut Run, after: &mut A) -> SimError {
     }
 }
 
-/// Make the policy's arrays hold `page` (and `block` for block-aware policies).
+/// Make the policy's arrays hold `page` (and `block` for block-aware policies), as
+/// a stream reveals new ones.
+///
+/// [`Policy::reserve`] cannot fail (its arrays grow with `resize`), so before it runs
+/// the room is asked for ([`wafer_trace::alloc::room_for`]): [`POLICY_BYTES_PER_ID`]
+/// bytes of address space per page and block id, never touched. When the system
+/// refuses it, the run stops with [`SimError::StreamOutOfMemory`] rather than
+/// aborting in the policy's growth. Rare: the sizes double.
 #[inline(always)]
-fn ensure<P: Policy>(policy: &mut P, pages: &mut u32, blocks: &mut u32, page: u32, block: u32) {
+fn ensure<P: Policy>(
+    policy: &mut P,
+    pages: &mut u32,
+    blocks: &mut u32,
+    page: u32,
+    block: u32,
+) -> Result<(), SimError> {
     if page >= *pages || (P::BLOCK_AWARE && block >= *blocks) {
-        *pages = grow(*pages, page);
-        if P::BLOCK_AWARE {
-            *blocks = grow(*blocks, block);
+        let new_pages = grow(*pages, page);
+        let new_blocks = if P::BLOCK_AWARE {
+            grow(*blocks, block)
+        } else {
+            0
+        };
+        let ids = u64::from(new_pages) + u64::from(new_blocks);
+        let bytes = ids * POLICY_BYTES_PER_ID;
+        if !wafer_trace::alloc::room_for(bytes) {
+            return Err(out_of_memory(
+                bytes,
+                "the policy's per-page state",
+                page as usize + 1,
+            ));
         }
+        *pages = new_pages;
+        *blocks = new_blocks;
         policy.reserve(*pages, *blocks);
     }
+    Ok(())
 }
+
+/// An upper bound of the bytes a policy keeps per page (or block) id, for the room
+/// [`ensure`] asks for: the largest per-page state is about 40 bytes (CRAW's four
+/// lists and flags), LRU's 12.
+const POLICY_BYTES_PER_ID: u64 = 48;
 
 /// Next reserved size: at least `id + 1`, doubling, at least 1024.
 fn grow(have: u32, id: u32) -> u32 {

@@ -50,6 +50,19 @@ pub enum SimError {
     /// aborting the process (which, in the Python extension, is the interpreter).
     #[error("out of memory (could not allocate {0} bytes)")]
     OutOfMemory(u64),
+    /// A streamed run whose densifier, buffer or policy could not grow: the
+    /// allocation the system refused (an address-space limit, or no memory left),
+    /// reported rather than aborting the process (which, in the Python extension,
+    /// is the interpreter).
+    #[error("could not allocate {bytes} bytes for {what} ({pages} distinct pages so far)")]
+    StreamOutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+        /// What was growing.
+        what: &'static str,
+        /// Distinct pages seen by then.
+        pages: u64,
+    },
     /// A prepared trace file that cannot be used: damaged, truncated or not one.
     #[error("{}: {msg}", path.display())]
     PreparedFile {

@@ -34,11 +34,20 @@ impl Footprint {
         let (mut requests, mut accesses) = (0u64, 0u64);
         while reader.read_batch(&mut batch)? {
             for r in &batch {
+                // Room for every page of the request, asked for fallibly: a trace
+                // whose pages do not fit is an error, not an abort.
+                let n = granularity.count(r);
+                dens.try_reserve(usize::try_from(n).unwrap_or(usize::MAX))
+                    .map_err(|bytes| SimError::StreamOutOfMemory {
+                        bytes,
+                        what: "the page table",
+                        pages: dens.len() as u64,
+                    })?;
                 granularity.for_each_key(r, |key| {
-                    dens.id(key);
+                    dens.id_in_room(key);
                 });
                 if r.op != Op::Trim {
-                    accesses += granularity.count(r);
+                    accesses += n;
                 }
             }
             requests += batch.len() as u64;

@@ -93,7 +93,7 @@ pub fn prepared_bytes(events: u64, requests: u64, pages: u64) -> u64 {
 /// Grow `v` by `additional` (amortised, as `push` would), with a failed allocation
 /// an error: the bytes asked for.
 fn grow<T>(v: &mut Vec<T>, additional: usize) -> Result<(), SimError> {
-    v.try_reserve(additional).map_err(|_| {
+    wafer_trace::alloc::fallibly(|| v.try_reserve(additional)).map_err(|_| {
         let want = v.len().saturating_add(additional).max(2 * v.capacity());
         SimError::OutOfMemory((want as u64).saturating_mul(std::mem::size_of::<T>() as u64))
     })

@@ -4,7 +4,8 @@
 //! it, so the binary's global allocator is the system allocator with a check on the
 //! pointer it returns. Nothing here allocates: the message is composed on the stack
 //! and the process ends with `_exit`, which runs no handler that could allocate or
-//! wait for a lock held by the thread that ran out.
+//! wait for a lock held by the thread that ran out. A fallible allocation
+//! ([`wafer_trace::alloc::fallibly`]) gets its null back instead.
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -32,8 +33,11 @@ unsafe impl GlobalAlloc for OneLineOnOom {
     }
 }
 
+/// `p`, unless it is null where the caller cannot handle it: a `try_reserve` run
+/// [`wafer_trace::alloc::fallibly`] gets its null back (and reports it, naming what
+/// grew), any other allocation ends the process.
 fn checked(p: *mut u8, bytes: usize) -> *mut u8 {
-    if p.is_null() {
+    if p.is_null() && !wafer_trace::alloc::is_fallible() {
         out_of_memory(bytes);
     }
     p

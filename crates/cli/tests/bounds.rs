@@ -101,18 +101,19 @@ fn wide_trace(dir: &Path, n: u64) -> PathBuf {
 }
 
 #[test]
-fn a_trace_whose_pages_need_more_than_the_memory_limit_is_refused() {
+fn a_trace_whose_pages_need_more_than_the_memory_limit_is_streamed_or_refused() {
     let dir = tempfile::tempdir().unwrap();
     let t = wide_trace(dir.path(), 12);
-    let sim = |extra: &[&str]| {
+    let sim = |policies: &str, extra: &[&str]| {
         let mut c = wafer();
         c.env("WAFER_MAX_MEMORY", "64MiB")
-            .args(["sim", "-p", "lru", "-c", "10p", "-t"])
+            .args(["sim", "-p", policies, "-c", "10p,20p", "-t"])
             .arg(&t)
             .args(extra);
         c
     };
-    let err = refused(&mut sim(&[]), 1);
+    // An offline policy needs the trace in memory: refused, and told how to go on.
+    let err = refused(&mut sim("opt", &[]), 1);
     assert!(
         err.contains("wide.csv: preparing the trace in memory would take more than the limit of 64 MiB (about "),
         "{err}"
@@ -122,12 +123,126 @@ fn a_trace_whose_pages_need_more_than_the_memory_limit_is_refused() {
         "{err}"
     );
     assert!(err.contains("WAFER_MAX_MEMORY=SIZE"), "{err}");
-    // Streamed, the same trace runs.
-    let out = sim(&["--stream"]).output().unwrap();
+    // Otherwise the grid streams it by itself, says so in one line, and gives what
+    // `--stream` gives.
+    let run = |extra: &[&str]| {
+        let out = sim("lru,fifo", extra).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{err}");
+        (String::from_utf8(out.stdout).unwrap(), err)
+    };
+    let (chosen, err) = run(&[]);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("wafer: "), "{err}");
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        err.contains(
+            "wide.csv: preparing the trace in memory would take more than the limit of 64 MiB"
+        ),
+        "{err}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("3145728 distinct pages"));
+    assert!(err.trim_end().ends_with("; streaming it"), "{err}");
+    let (asked, err) = run(&["--stream"]);
+    assert_eq!(err, "");
+    assert_eq!(chosen, asked);
+    assert!(chosen.contains("3145728 distinct pages"), "{chosen}");
+}
+
+/// A generated trace whose prepared arrays would take more than the memory it may use
+/// is streamed from the start (its request count is known before any is generated),
+/// one line on stderr says so, and the results are those of the trace prepared.
+#[test]
+fn a_generated_trace_too_large_for_memory_is_streamed_from_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let exp = dir.path().join("gen.toml");
+    std::fs::write(
+        &exp,
+        r#"name = "gen"
+traces = [{ gen = { kind = "zipf", requests = 20000, footprint = "64MiB", write_ratio = 0.3, seed = 3 }, name = "zipf" }]
+policies = ["lru", "s3fifo"]
+cache_sizes = ["1MiB", "5%"]
+[outputs]
+figures = []
+report = false
+"#,
+    )
+    .unwrap();
+    let run = |out: &str, limit: Option<&str>| {
+        let mut c = wafer();
+        if let Some(l) = limit {
+            c.env("WAFER_MAX_MEMORY", l);
+        }
+        let o = c
+            .arg("run")
+            .arg(&exp)
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .output()
+            .unwrap();
+        let err = String::from_utf8(o.stderr).unwrap();
+        assert!(o.status.success(), "{err}");
+        let rows: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.path().join(out).join("results.json")).unwrap(),
+        )
+        .unwrap();
+        let rows: Vec<_> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut()
+                    .unwrap()
+                    .retain(|k, _| !k.contains("elapsed"));
+                r
+            })
+            .collect();
+        (rows, err)
+    };
+    let (prepared, err) = run("a", None);
+    assert!(!err.contains("streaming"), "{err}");
+    let (streamed, err) = run("b", Some("64KiB"));
+    let said: Vec<&str> = err.lines().filter(|l| l.contains("streaming")).collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].starts_with("wafer: gen: zipf ")
+            && said[0].contains("20000 requests take at least ")
+            && said[0].ends_with("; streaming it"),
+        "{err}"
+    );
+    assert_eq!(prepared.len(), 4);
+    assert_eq!(prepared, streamed);
+}
+
+/// A single cell on a trace nobody prepared is streamed; when its densifier cannot
+/// grow (an address-space limit, as `ulimit -v` sets) the run ends with one line
+/// naming the trace and what could not be allocated, exit status 1: no abort, no
+/// panic. Formerly the failed allocation aborted (in Python, the interpreter).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_streamed_cell_out_of_address_space_says_so_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // 64 GiB of writes: 16,777,216 distinct pages, a densifier of about 640 MiB.
+    let t = wide_trace(dir.path(), 64);
+    let bin = assert_cmd::cargo::cargo_bin("wafer");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 786432 && exec \"$0\" \"$@\"")
+        .arg(&bin)
+        .args(["sim", "-p", "lru", "-c", "64p", "--jobs", "1", "-t"])
+        .arg(&t)
+        .env_remove("RUST_BACKTRACE")
+        .env_remove("WAFER_MAX_MEMORY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "wafer: out of memory while densifying {}: could not allocate ",
+            t.display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains(" distinct pages so far)"), "{err}");
 }

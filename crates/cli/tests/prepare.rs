@@ -84,6 +84,52 @@ fn prepared_runs_equal_unprepared_runs() {
     }
 }
 
+/// A single run with no prepared file streams the trace (nothing to share), a grid
+/// prepares it in memory, and a kept file is mapped: all three give the same rows,
+/// for every kind of policy (the offline one is prepared whatever the run).
+#[test]
+fn single_runs_streamed_equal_runs_over_the_mapped_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = fileserver(dir.path());
+    let one = |policy: &str| {
+        let out = wafer()
+            .args(["sim", "-t"])
+            .arg(&t)
+            .args(["-p", policy, "-c", "200p", "--json"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(out.status.success(), "{err}");
+        let mut rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let row = rows.as_array_mut().unwrap().remove(0);
+        row.as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| !k.contains("elapsed"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect::<Vec<_>>()
+    };
+    let policies: Vec<&str> = POLICIES.split(',').collect();
+    let first: Vec<_> = policies.iter().map(|p| one(p)).collect();
+    let (grid, _) = sim(&t, &[]);
+    prepare(&t, &[]);
+    let mapped: Vec<_> = policies.iter().map(|p| one(p)).collect();
+    assert_eq!(first, mapped);
+    for (p, row) in policies.iter().zip(&first) {
+        let same = grid
+            .iter()
+            .find(|g| g["policy"] == *p && g["cache"] == "200p");
+        let same: Vec<_> = same
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        assert_eq!(&same, row, "{p}");
+    }
+}
+
 #[test]
 fn prepared_file_for_another_granularity_or_a_changed_trace_is_not_used() {
     let dir = tempfile::tempdir().unwrap();

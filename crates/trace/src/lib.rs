@@ -11,6 +11,7 @@
 //! state in flat arrays.
 #![deny(missing_docs)]
 
+pub mod alloc;
 pub mod capture;
 pub mod cpu_cache;
 pub mod densify;

@@ -482,6 +482,30 @@ mod tests {
         std::fs::write(&p, &forged).unwrap();
         let e = load(&p).unwrap_err().to_string();
         assert!(e.contains("not prepared from the trace"), "{e}");
+        // A foreign writer that knows the keyed checksum still cannot make a run
+        // index past the arrays: a page id beyond the distinct pages is refused.
+        let hlen = u32::from_le_bytes(good[12..16].try_into().unwrap());
+        let pages_at = Header::data_offset(u64::from(hlen)) as usize;
+        let mut foreign = good.clone();
+        foreign[pages_at..pages_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let keyed = xxh3_64_with_seed(&foreign[..n], key(&source().checksum));
+        foreign[n..].copy_from_slice(&keyed.to_le_bytes());
+        std::fs::write(&p, &foreign).unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.starts_with(&p.display().to_string()), "{e}");
+        assert!(e.contains("a page id beyond the distinct pages"), "{e}");
+        // A header that claims more requests than the file holds is refused before
+        // the file is mapped, so nothing is read past its end.
+        let mut grown = good.clone();
+        let at = grown
+            .windows(11)
+            .position(|w| w == b"\"requests\":")
+            .unwrap()
+            + 11;
+        grown[at] = b'9';
+        std::fs::write(&p, &grown).unwrap();
+        let e = load(&p).unwrap_err().to_string();
+        assert!(e.contains("bytes, its header says"), "{e}");
         let mut other = good.clone();
         other[8] = 9;
         std::fs::write(&p, &other).unwrap();

@@ -202,6 +202,18 @@ pub(crate) fn prepare_error(source: &str, e: wafer_cache::SimError) -> LabError 
     }
 }
 
+/// An error of streaming `source` (counting it, or a run reading it): a densifier,
+/// buffer or policy that could not grow is [`LabError::Memory`] (`MemoryError` in
+/// Python), one line naming the trace; the rest is about the trace.
+pub(crate) fn stream_error(source: &str, e: wafer_cache::SimError) -> LabError {
+    match e {
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => {
+            LabError::Memory(format!("out of memory while densifying {source}: {e}"))
+        }
+        e => LabError::Invalid(about(source, e.to_string())),
+    }
+}
+
 /// `msg` about `source`, naming it once (reader errors name their file already).
 pub(crate) fn about(source: &str, msg: String) -> String {
     if msg.contains(source) {

@@ -21,7 +21,7 @@ use wafer_trace::{Op, Request};
 
 use crate::error::LabError;
 use crate::experiment::{DeviceChoice, GridPos, Plan};
-use crate::prepared::{about, prepare_trace};
+use crate::prepared::{prepare_trace, say_skipped, stream_error};
 use crate::result::{CellResult, Decimator, FtlSummary};
 use crate::spec::{Measure, RunSpec, VERSION};
 use crate::timed::TimedDevice;
@@ -38,7 +38,7 @@ pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
         let (t, format) = &plan.traces[pos.trace];
         let mut reader = t.open(*format)?;
         let f = Footprint::count(plan.granularity(), reader.as_mut(), &mut |_| {})
-            .map_err(|e| LabError::Invalid(about(&t.source(), e.to_string())))?;
+            .map_err(|e| stream_error(&t.source(), e))?;
         return compute(
             plan,
             cell,
@@ -168,13 +168,15 @@ pub(crate) fn compute(
     if params.measure == Measure::Steady {
         sink.recording();
     }
-    let mut reader;
+    // A stream that was not counted first is read by this cell alone: it says what
+    // it skipped (a counting pass says it otherwise).
+    let mut reader = None;
+    let uncounted = matches!(input, CellInput::Stream(None));
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
         CellInput::Stream(_) => {
             let (t, format) = &plan.traces[pos.trace];
-            reader = t.open(*format)?;
-            Input::Stream(reader.as_mut())
+            Input::Stream(reader.insert(t.open(*format)?).as_mut())
         }
     };
     let mut done = 0u64;
@@ -188,7 +190,15 @@ pub(crate) fn compute(
             done = n;
         },
     )
-    .map_err(|e| fail(e.to_string()))?;
+    .map_err(|e| match e {
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => {
+            stream_error(&plan.traces[pos.trace].0.source(), e)
+        }
+        e => fail(e.to_string()),
+    })?;
+    if let (true, Some(r)) = (uncounted, &reader) {
+        say_skipped(&plan.traces[pos.trace].0.source(), r.skipped());
+    }
     let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
     // Steady state: the cell's own stream again, pass after pass, then one measured.
     let mut steady = None;

@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use wafer_cache::PreparedTrace;
+use wafer_cache::{PreparedTrace, SimError};
 use wafer_trace::{Densifier, Op};
 
 use crate::compute::{compute, AgedDevices, CellInput, PATTERN_POINTS};
 use crate::error::LabError;
 use crate::experiment::{GridPos, Plan};
-use crate::prepared::prepare_trace;
+use crate::prepared::{prepare_error, prepare_trace, say_skipped};
 use crate::report::Preface;
 use crate::result::{CellResult, Decimator, Outcome, TraceInfo};
 use crate::spec::RunSpec;
@@ -159,6 +159,102 @@ impl GridStudy {
         }
         Ok(all)
     }
+
+    /// Trace `ti` read by every cell itself: counted first only when the report or a
+    /// share of the footprint needs its facts (stored, so a rerun skips the pass).
+    fn streamed(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
+        let plan = &self.plan;
+        // Without a report to write or a share of the footprint to resolve, the
+        // runs need no counting pass.
+        if self.out.is_none() && !self.needs_footprint() {
+            return Ok(TraceInput::Stream(None));
+        }
+        let info = match self.stored_info(ti) {
+            Some(info) => info,
+            None => {
+                obs.message(&format!("counting {}", plan.traces[ti].0.source()));
+                describe_streamed(plan, ti)?
+            }
+        };
+        let pages = u32::try_from(info.footprint_pages).map_err(|_| {
+            LabError::Invalid(format!(
+                "{}: more than 2^32 distinct pages",
+                plan.traces[ti].0.source()
+            ))
+        })?;
+        self.keep_info(ti, info)?;
+        Ok(TraceInput::Stream(Some(pages)))
+    }
+
+    /// Whether a cache size is a share of the footprint (known only once counted).
+    fn needs_footprint(&self) -> bool {
+        self.plan.sizes.iter().any(|(_, s)| s.needs_footprint())
+    }
+
+    /// Whether every policy can run streamed (an offline policy needs the whole
+    /// trace in memory).
+    fn can_stream(&self) -> bool {
+        !self.plan.policies.iter().any(|p| p.info().offline)
+    }
+
+    /// Why trace `ti`, which has no prepared file, is better streamed than prepared
+    /// in memory, or None when it is not:
+    ///
+    /// * one cell reads it, and nothing needs its facts: building the arrays is
+    ///   pure overhead for a single pass (it took half of such a run), and a
+    ///   streamed cell holds only its batch and its densifier;
+    /// * it is generated, and its arrays alone ([`wafer_cache::prepared::prepared_bytes`], a
+    ///   lower bound) would take more than the memory limit or half the memory
+    ///   available now (the cells' own state and the machine's other work need the
+    ///   rest): preparing it would push the machine into swap, or be refused only
+    ///   after most of it was generated.
+    fn why_stream(&self, ti: usize) -> Option<StreamWhy> {
+        if !self.can_stream() {
+            return None;
+        }
+        if let Some(requests) = self.plan.traces[ti].0.gen.as_ref().and_then(gen_requests) {
+            let needed = wafer_cache::prepared::prepared_bytes(requests, requests, 0);
+            let half = available_memory().map_or(u64::MAX, |a| a / 2);
+            let room = crate::bounds::memory_limit().min(half);
+            if needed > room {
+                let size = |b: u64| wafer_trace::units::format_size(b);
+                return Some(StreamWhy {
+                    too_large: true,
+                    msg: format!(
+                        "{requests} requests take at least {} prepared in memory, more than the {} it may use",
+                        size(needed),
+                        size(room)
+                    ),
+                });
+            }
+        }
+        let cells = self.cells().iter().filter(|c| self.group(c) == ti).count();
+        (cells == 1 && self.out.is_none() && !self.needs_footprint()).then(|| StreamWhy {
+            too_large: false,
+            msg: "one run reads it".into(),
+        })
+    }
+}
+
+/// Why a trace is streamed rather than prepared ([`GridStudy::why_stream`]).
+struct StreamWhy {
+    /// Because it would not fit in memory (said on stderr, not only in progress).
+    too_large: bool,
+    msg: String,
+}
+
+/// The requests a generator yields, when its parameters fix them.
+fn gen_requests(g: &wafer_trace::gen::GenSpec) -> Option<u64> {
+    let (_, v) = g.params().into_iter().find(|(k, _)| k == "requests")?;
+    v.parse().ok()
+}
+
+/// Memory the kernel could give this process now (`MemAvailable`).
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 impl Study for GridStudy {
@@ -182,39 +278,63 @@ impl Study for GridStudy {
         self.pos(cell).trace
     }
 
+    /// The trace's input: its kept prepared file when one fits (mapped, shared by
+    /// every worker), else streamed when that is cheaper or the only way
+    /// ([`GridStudy::why_stream`]), else decoded and densified once in memory.
     fn prepare(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
         let plan = &self.plan;
-        let stored = self.stored_info(ti);
         if plan.exp.stream {
-            // Without a report to write or a share of the footprint to resolve, the
-            // runs need no counting pass.
-            if self.out.is_none() && !plan.sizes.iter().any(|(_, s)| s.needs_footprint()) {
-                return Ok(TraceInput::Stream(None));
-            }
-            let info = match stored {
-                Some(info) => info,
-                None => {
-                    obs.message(&format!("counting {}", plan.traces[ti].0.source()));
-                    describe_streamed(plan, ti)?
-                }
-            };
-            let pages = u32::try_from(info.footprint_pages).map_err(|_| {
-                LabError::Invalid(format!(
-                    "{}: more than 2^32 distinct pages",
-                    plan.traces[ti].0.source()
-                ))
-            })?;
-            self.keep_info(ti, info)?;
-            return Ok(TraceInput::Stream(Some(pages)));
+            return self.streamed(ti, obs);
         }
-        obs.message(&format!("reading {}", plan.traces[ti].0.source()));
-        let p = prepare_trace(plan, ti)?;
+        let source = plan.traces[ti].0.source();
+        let prepared = match crate::prepared::load(plan, ti)? {
+            Some(p) => p,
+            None => {
+                if let Some(why) = self.why_stream(ti) {
+                    if why.too_large {
+                        eprintln!("wafer: {source}: {}; streaming it", why.msg);
+                    } else {
+                        obs.message(&format!("streaming {source}: {}", why.msg));
+                    }
+                    return self.streamed(ti, obs);
+                }
+                obs.message(&format!("reading {source}"));
+                let (t, format) = &plan.traces[ti];
+                let mut reader = t.open(*format)?;
+                let limit = crate::bounds::memory_limit();
+                match PreparedTrace::read_within(
+                    plan.granularity(),
+                    reader.as_mut(),
+                    &mut |_| {},
+                    limit,
+                ) {
+                    Ok(p) => {
+                        say_skipped(&source, reader.skipped());
+                        p
+                    }
+                    // Found too large only while reading it (a file's size does not
+                    // tell its requests): the cells can still run, streamed.
+                    Err(
+                        e @ (SimError::OverMemory { .. }
+                        | SimError::OutOfMemory(_)
+                        | SimError::TooLarge(_)),
+                    ) if self.can_stream() => {
+                        eprintln!("wafer: {source}: {e}; streaming it");
+                        return self.streamed(ti, obs);
+                    }
+                    Err(e) => return Err(prepare_error(&source, e)),
+                }
+            }
+        };
         // The facts are for the report; without a store (`wafer sim`) nothing reads
         // them, and a pass over every access is a tenth of a single run.
-        if let Some(info) = stored.or_else(|| self.out.is_some().then(|| describe(plan, ti, &p))) {
+        let stored = self.stored_info(ti);
+        if let Some(info) =
+            stored.or_else(|| self.out.is_some().then(|| describe(plan, ti, &prepared)))
+        {
             self.keep_info(ti, info)?;
         }
-        Ok(TraceInput::Prepared(Arc::new(p)))
+        Ok(TraceInput::Prepared(Arc::new(prepared)))
     }
 
     fn compute(
@@ -258,16 +378,29 @@ impl Study for GridStudy {
     }
 
     /// The trace's size (bytes of its file; a generated trace counts as the largest
-    /// file), three times over with a device behind the cache: a rough proportion
-    /// of the accesses to simulate and the FTL work on top, enough to start the
-    /// long cells first.
+    /// file) times the policy's relative cost ([`policy_weight`]), three times over
+    /// with a device behind the cache: a rough proportion of the work, enough to
+    /// start the long cells first so that the last to finish are short ones.
     fn cost(&self, cell: &RunSpec) -> u64 {
         let pos = self.pos(cell);
-        let size = self.sizes[pos.trace];
+        let size =
+            self.sizes[pos.trace].saturating_mul(policy_weight(&self.plan.policies[pos.policy]));
         match self.plan.devices[pos.device] {
             crate::experiment::DeviceChoice::None => size,
             _ => size.saturating_mul(3),
         }
+    }
+}
+
+/// A policy's cost per access relative to the simplest ones, in quarters: ARC, LIRS
+/// and S3-FIFO keep several queues (and ghosts) per access and took 1.5-2x LRU's
+/// time per cell on CloudPhysics x40 (BENCHMARKS.md, "Cores"); the rest count as
+/// LRU. Only the order of cells depends on it, never a result.
+fn policy_weight(p: &wafer_cache::PolicySpec) -> u64 {
+    match p.name {
+        "arc" | "lirs" => 8,
+        "s3fifo" | "s3fifo-v0" | "2q" => 6,
+        _ => 4,
     }
 }
 
@@ -421,8 +554,20 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
     while reader.read_batch(&mut batch)? {
         requests += batch.len() as u64;
         for r in &batch {
+            let n = plan.granularity().count(r);
+            dens.try_reserve(usize::try_from(n).unwrap_or(usize::MAX))
+                .map_err(|bytes| {
+                    crate::prepared::stream_error(
+                        &t.source(),
+                        wafer_cache::SimError::StreamOutOfMemory {
+                            bytes,
+                            what: "the page table",
+                            pages: dens.len() as u64,
+                        },
+                    )
+                })?;
             plan.granularity().for_each_key(r, |key| {
-                dens.id(key);
+                dens.id_in_room(key);
                 match r.op {
                     Op::Write => {
                         d.push((access, key & PAGE_MASK));
