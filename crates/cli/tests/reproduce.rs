@@ -251,7 +251,7 @@ fn sorted_clock_quick_prints_its_setup_and_a_verdict_per_claim() {
 
 #[test]
 fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
-    // Generated micro benchmarks: no trace needed.
+    // Generated micro benchmarks and IOzone; PostMark from the bundled capture.
     let dir = tempfile::tempdir().unwrap();
     let out = Command::cargo_bin("wafer")
         .unwrap()
@@ -272,12 +272,24 @@ fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
         );
     }
     // Constant write, random write, write biased, write-back below 32 MB against no
-    // cache, thrash, idle threshold.
+    // cache, thrash; IOzone at the smallest and the largest cache, APU against
+    // write-back and its gain by size; PostMark's cache and APU; Fig. 11 for IOzone and
+    // PostMark. The two claims of no difference (IOzone's LRU vs LFU, PostMark's
+    // write-back by size) print their figures and draw no verdict.
     let verdicts = stdout
         .lines()
         .filter(|l| l.trim_start().starts_with("verdict: "))
         .count();
-    assert_eq!(verdicts, 6, "{stdout}");
+    assert_eq!(verdicts, 13, "{stdout}");
+    let none = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("no verdict: "))
+        .count();
+    assert_eq!(none, 2, "{stdout}");
+    assert!(
+        stdout.contains("IOzone-like generator") && stdout.contains("traces/postmark.wtr"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("write-back alone is slightly slower than no cache"),
         "{stdout}"

@@ -20,7 +20,7 @@ fn study() -> ApuStudy {
         apus: vec!["off".into(), "lru".into()],
         gaps_ms: vec![100.0],
         thresholds_ms: vec![1.0, 4.0],
-        sweep_kind: "random-write".into(),
+        sweep_kinds: vec!["random-write".into()],
         sweep_mb: 1,
         requests: 200,
         device_gib: 16, // the generators span 16 GiB (Table 5)
@@ -231,5 +231,89 @@ fn thrash_claim_compares_direct_mapped_with_two_way() {
         thrash[0].ends_with("1-way 14.000 ms, 2-way 2.000 ms: 7.00x"),
         "{}",
         thrash[0]
+    );
+}
+
+/// Paper 004's real-life applications (Sec. 4.3.2) are cells of the design: IOzone
+/// and PostMark at every size, way and APU setting of the grid, and Fig. 11's sweep
+/// (APU-LRU, 16 MB, 2-way) for both; the micro benchmarks' cells are unchanged (the
+/// same parameters, so the same ids as stored results).
+#[test]
+fn iozone_and_postmark_are_cells_and_fig_11_sweeps_them() {
+    let s = ApuStudy::paper();
+    let cells = s.cells();
+    for k in ["iozone", "postmark"] {
+        let grid = cells.iter().filter(|c| c.kind == k && !c.sweep).count();
+        assert_eq!(grid, 3 * (1 + 6 * 3 * 3), "{k}");
+        let sweep: Vec<_> = cells.iter().filter(|c| c.kind == k && c.sweep).collect();
+        assert_eq!(sweep.len(), 3 * s.thresholds_ms.len(), "{k}");
+        assert!(sweep
+            .iter()
+            .all(|c| c.cache_mb == 16 && c.ways == 2 && c.apu == "lru"));
+    }
+    assert!(cells
+        .iter()
+        .filter(|c| c.sweep)
+        .all(|c| c.kind != "random-write"));
+    assert_eq!(s.requests_for("iozone", 8), apu::IOZONE_REQUESTS);
+    assert_eq!(
+        apu::iozone_params().sequence_len().unwrap(),
+        apu::IOZONE_REQUESTS
+    );
+    assert_eq!(s.requests_for("postmark", 256), apu::POSTMARK_REQUESTS);
+    // The micro benchmark cells are those of the design without the applications.
+    let micro = ApuStudy {
+        kinds: apu::KINDS.iter().map(|k| k.to_string()).collect(),
+        sweep_kinds: vec![],
+        ..ApuStudy::paper()
+    };
+    for c in micro.cells() {
+        assert!(cells.iter().any(|d| d.id() == c.id()), "{c:?}");
+    }
+}
+
+/// The PostMark capture is found from a clone alone (the repository's `traces/`),
+/// runs whole, and the setup line says what it is against the paper's trace.
+#[test]
+fn postmark_replays_the_bundled_capture_whole() {
+    let t = apu::PostmarkTrace::load(16).unwrap();
+    assert_eq!(t.captured, apu::POSTMARK_REQUESTS);
+    assert_eq!(t.reads, 66_087);
+    assert!(t.requests.len() as u64 >= t.captured);
+    let line = t.describe();
+    assert!(
+        line.contains("page-cache-level") && line.contains("61.7% reads") && line.contains("83%"),
+        "{line}"
+    );
+    // Every page placed on the 16 GiB device: nothing beyond its logical pages.
+    assert!(t
+        .requests
+        .iter()
+        .all(|r| r.offset + u64::from(r.len) <= 16 << 30));
+}
+
+/// An IOzone cell writes only; the mean is over writes (paper 004 turned IOzone's
+/// accesses into writes), and APU flushes at the 1 s gap cut it at a small cache.
+#[test]
+fn an_iozone_cell_writes_only() {
+    let cell = |apu: &str| apu::ApuCell {
+        kind: "iozone".into(),
+        cache_mb: 8,
+        ways: 1,
+        apu: apu.into(),
+        idle_threshold_ms: 2.0,
+        gap_ms: 1000.0,
+        requests: apu::IOZONE_REQUESTS,
+        device_gib: 16,
+        sweep: false,
+        version: wafer_lab::spec::VERSION.to_string(),
+    };
+    let wb = cell("off").run().unwrap();
+    let lru = cell("lru").run().unwrap();
+    assert_eq!(wb.read_mean_ms, 0.0, "{wb:?}");
+    assert_eq!(wb.mean_ms, wb.write_mean_ms);
+    assert!(
+        lru.apu_flushes > 0 && lru.mean_ms < wb.mean_ms,
+        "{lru:?} {wb:?}"
     );
 }

@@ -15,9 +15,10 @@ use super::{unknown, UsageError};
 /// Arguments of `wafer reproduce`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Papers: ts-clock, bua, craw, sorted-clock, apu.
-apu runs paper 004's micro benchmarks on the timed SSD (see docs/experiments.md);
---requests sets its least requests per cell (default 2000); a cell with a cache runs
-enough to write twice its lines, and the report lists each cell's count.
+apu runs paper 004's micro benchmarks, IOzone (a generator) and PostMark (the bundled
+capture) on the timed SSD (see docs/experiments.md); --requests sets the least requests
+per micro benchmark cell (default 2000); a cell with a cache runs enough to write twice
+its lines, IOzone and PostMark run whole, and the report lists each cell's count.
 Each paper study is a study file (studies/NAME.toml in the repository); --export
 writes it out to edit, and `wafer run FILE` runs the edited file the same way.
 Examples:
@@ -34,8 +35,8 @@ pub struct Args {
     /// nothing; `wafer run FILE` runs it.
     #[arg(long, value_name = "FILE")]
     pub export: Option<PathBuf>,
-    /// Least requests per cell of the apu preset (cells with a cache run enough to
-    /// fill it).
+    /// Least requests per micro benchmark cell of the apu preset (cells with a cache
+    /// run enough to fill it; IOzone and PostMark run whole).
     #[arg(long, default_value_t = 2000)]
     pub requests: u64,
     /// Output folder (default: wafer-out/<paper>).
@@ -46,7 +47,7 @@ pub struct Args {
     pub jobs: usize,
     /// The same design on the first trace of each group at its smallest and largest
     /// cache size, with at most 3 replicates (devices and aging unchanged; apu: every
-    /// benchmark, at 8 and 256 MB): a check in minutes (`--replicates 1`: about one).
+    /// workload, at 8 and 256 MB, and the 16 MB idle-threshold sweep): a check in minutes (`--replicates 1`: about one).
     #[arg(long)]
     pub quick: bool,
     /// Independent agings of every device cell (default: the study file's, at most

@@ -16,6 +16,7 @@ mod arrival;
 mod block_util;
 mod common;
 mod hot_cold;
+mod iozone;
 mod paper004;
 mod scramble;
 mod sequential;
@@ -27,6 +28,7 @@ mod zipf;
 pub use arrival::Arrival;
 pub use block_util::BlockUtilParams;
 pub use hot_cold::HotColdParams;
+pub use iozone::{IozoneParams, IozoneTest};
 pub use paper004::{MicroKind, MicroParams};
 pub use sequential::SequentialParams;
 pub use size::SizeDist;
@@ -64,6 +66,9 @@ pub enum GenSpec {
     WriteBiased(MicroParams),
     /// Paper 004 Table 5: Thrash Balanced.
     Thrash(MicroParams),
+    /// IOzone's test sequence over one file (paper 004 Sec. 4.3.2 ran IOzone, all
+    /// accesses turned into writes).
+    Iozone(IozoneParams),
 }
 
 impl GenSpec {
@@ -79,6 +84,7 @@ impl GenSpec {
             GenSpec::RandomWrite(_) => MicroKind::RandomWrite.name(),
             GenSpec::WriteBiased(_) => MicroKind::WriteBiased.name(),
             GenSpec::Thrash(_) => MicroKind::Thrash.name(),
+            GenSpec::Iozone(_) => "iozone",
         }
     }
 
@@ -95,12 +101,14 @@ impl GenSpec {
             "random-write" => GenSpec::RandomWrite(m),
             "write-biased" => GenSpec::WriteBiased(m),
             "thrash" => GenSpec::Thrash(m),
+            "iozone" => GenSpec::Iozone(IozoneParams::default()),
             _ => return None,
         })
     }
 
     /// The page size the trace is meant to be read with: the generator's `page_size`,
-    /// or 4 KiB for paper 004's benchmarks (its cache line is one 4 KB flash page).
+    /// or 4 KiB for paper 004's benchmarks and IOzone (its cache line is one 4 KB flash
+    /// page).
     pub fn page_size(&self) -> u32 {
         match self {
             GenSpec::Uniform(p) => p.page_size,
@@ -111,7 +119,8 @@ impl GenSpec {
             GenSpec::ConstantWrite(_)
             | GenSpec::RandomWrite(_)
             | GenSpec::WriteBiased(_)
-            | GenSpec::Thrash(_) => 4096,
+            | GenSpec::Thrash(_)
+            | GenSpec::Iozone(_) => 4096,
         }
     }
 
@@ -127,6 +136,7 @@ impl GenSpec {
             GenSpec::RandomWrite(p) => p.validate(MicroKind::RandomWrite),
             GenSpec::WriteBiased(p) => p.validate(MicroKind::WriteBiased),
             GenSpec::Thrash(p) => p.validate(MicroKind::Thrash),
+            GenSpec::Iozone(p) => p.validate(),
         }
     }
 
@@ -143,6 +153,7 @@ impl GenSpec {
             GenSpec::RandomWrite(p) => p.open(MicroKind::RandomWrite, label),
             GenSpec::WriteBiased(p) => p.open(MicroKind::WriteBiased, label),
             GenSpec::Thrash(p) => p.open(MicroKind::Thrash, label),
+            GenSpec::Iozone(p) => p.open(label),
         }
     }
 
@@ -386,6 +397,25 @@ pub const KINDS: &[KindInfo] = &[
         summary: "50% writes / 50% reads in rounds at o, o+cache, ...: every page has a twin in the same cache set",
         source: "Huang et al., Computing Frontiers 2010 (paper 004) Table 5 (Thrash Balanced); docs/generators.md",
         params: MICRO_PARAMS,
+    },
+    KindInfo {
+        name: "iozone",
+        summary: "IOzone's tests over one file, each a full pass in records: write, rewrite, read, reread, random read/write, backward read, record rewrite, stride read",
+        source: "IOzone's test sequence; Huang et al., Computing Frontiers 2010 (paper 004) Sec. 4.3.2 ran it with every access a write; docs/generators.md",
+        params: &[
+            p("seed", "1", "random seed (the order of the random tests)"),
+            p("file_size", "64MiB", "size of the file at offset 0 (a multiple of record)"),
+            p("record", "64KiB", "record (request) size (a multiple of 512 B, at most 1 GiB)"),
+            p(
+                "tests",
+                "all",
+                "all, or a comma-separated subset of write, rewrite, read, reread, random-read, random-write, backward-read, record-rewrite, stride-read (run in that order)",
+            ),
+            p("stride", "17", "stride-read: records between reads (IOzone's default)"),
+            p("writes_only", "false", "true: every request a write (as paper 004 ran IOzone)"),
+            p("requests", "unset", "stop after this many requests (unset: every test in full)"),
+            ARRIVAL,
+        ],
     },
 ];
 

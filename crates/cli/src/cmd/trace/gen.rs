@@ -24,6 +24,7 @@ use crate::cmd::{unknown, usage, UsageError};
   wafer trace gen uniform --size 4KiB..64KiB --write-ratio 0.3 --arrival poisson:1000/s -o u.csv
   wafer trace gen block-utilization --utilization 25 --range 1GiB --bytes 32GiB -o bu25.wtr
   wafer trace gen thrash --cache 16MiB --seed 7 -o thrash.wtr
+  wafer trace gen iozone --file-size 64MiB --record 64KiB --writes-only true -o iozone.wtr
 
 Every kind, its parameters and their defaults: `wafer trace gen --list` or docs/generators.md.")]
 pub struct Args {
@@ -124,6 +125,23 @@ pub struct Params {
     /// Thrash: regions per round (n+1 thrashes an n-way cache).
     #[arg(long)]
     pub regions: Option<u32>,
+    /// IOzone: size of the file (64MiB).
+    #[arg(long)]
+    pub file_size: Option<String>,
+    /// IOzone: record (request) size (64KiB).
+    #[arg(long)]
+    pub record: Option<String>,
+    /// IOzone: the tests to run, all or a comma-separated subset (write, rewrite, read,
+    /// reread, random-read, random-write, backward-read, record-rewrite, stride-read).
+    #[arg(long)]
+    pub tests: Option<String>,
+    /// IOzone: stride-read's stride in records (17).
+    #[arg(long)]
+    pub stride: Option<u64>,
+    /// IOzone: every request a write (true, as paper 004 ran IOzone) or IOzone's own
+    /// ops (false).
+    #[arg(long)]
+    pub writes_only: Option<bool>,
 }
 
 impl Params {
@@ -161,7 +179,12 @@ impl Params {
             span,
             max_blocks,
             cache,
-            regions
+            regions,
+            file_size,
+            record,
+            tests,
+            stride,
+            writes_only
         );
         if self.coalesce {
             v.push(("coalesce", json!(true)));
