@@ -488,9 +488,15 @@ impl Claim {
             (
                 Verdict::Supported,
                 format!(
-                    "favourable on every trace and in {k} of {n} cells, {} against the paper's {}",
-                    self.show(value),
-                    self.paper_figure()
+                    "favourable on every trace and in {k} of {n} cells, {}",
+                    match self.paper {
+                        Some(p) =>
+                            format!("{} against the paper's {}", self.show(value), self.show(p)),
+                        None => format!(
+                            "{} (the paper gives a direction, no figure)",
+                            self.show(value)
+                        ),
+                    }
                 ),
             )
         } else if favourable == 0 && (k as f64) < rule::MOST_CELLS * n as f64 {
