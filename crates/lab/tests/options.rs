@@ -35,7 +35,7 @@ fn other_value(o: &OptionInfo) -> (String, serde_json::Value) {
             let v = o
                 .choices
                 .iter()
-                .find(|c| serde_json::Value::from(c.as_str()) != o.default)
+                .find(|c| o.default != c.as_str())
                 .expect("a second choice")
                 .clone();
             (v.clone(), v.into())
@@ -94,7 +94,7 @@ fn every_option_is_one_name_with_one_default_on_every_front_end() {
             serde_json::Value::String(s) => s.clone(),
             v => v.to_string(),
         };
-        assert_eq!(clap_default, [serde_default.clone()], "{name}");
+        assert_eq!(clap_default, std::slice::from_ref(&serde_default), "{name}");
         assert_eq!(o.default, serialized[name], "{name}");
 
         // A value other than the default means the same on every front end, under
