@@ -5,20 +5,18 @@ use pyo3::prelude::*;
 use std::path::PathBuf;
 use wafer_cache::curve::{Method, SampleUnit};
 use wafer_lab::curve::{compute, CurveOptions};
-use wafer_lab::experiment::option_name;
 use wafer_lab::Quiet;
 
 use crate::errors::{lab_err, value_err};
-use crate::sim::experiment;
+use crate::sim::{experiment, keyword, options};
 
 /// The curves of `policies` over the trace at `path` (the keywords of `wafer curve`,
 /// the same defaults); returns the rows (the CSV's columns, in order) as JSON. The
 /// GIL is released while the trace is read and the curves computed.
 #[pyfunction]
 #[pyo3(signature = (path, policies, methods=Vec::new(), rate=None, max_keys=None,
-    sample_unit=None, seed=0, exact_head=None, points=100, sizes=Vec::new(), block="4MiB",
-    page_size="4KiB", granularity="page", warmup=0, write_miss_fetch=false,
-    flush_at_end=false, format=None, mapping=None))]
+    sample_unit=None, seed=0, exact_head=None, points=100, sizes=Vec::new(), options="{}",
+    format=None, mapping=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn curve(
     py: Python<'_>,
@@ -32,12 +30,7 @@ pub fn curve(
     exact_head: Option<u32>,
     points: usize,
     sizes: Vec<String>,
-    block: &str,
-    page_size: &str,
-    granularity: &str,
-    warmup: u64,
-    write_miss_fetch: bool,
-    flush_at_end: bool,
+    options: &str,
     format: Option<&str>,
     mapping: Option<&str>,
 ) -> PyResult<String> {
@@ -45,12 +38,7 @@ pub fn curve(
         path,
         policies,
         sizes,
-        block,
-        page_size,
-        granularity,
-        warmup,
-        write_miss_fetch,
-        flush_at_end,
+        self::options(options)?,
         format,
         mapping,
         Vec::new(),
@@ -94,7 +82,7 @@ pub fn curve(
             if key.starts_with("cache_sizes") {
                 "sizes".to_string()
             } else {
-                option_name(key)
+                keyword(key)
             }
         };
         let curves = compute(&exp, &opts, &at, &Quiet).map_err(lab_err)?;

@@ -30,6 +30,8 @@ fn _wafer(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(sim::policies, m)?)?;
     m.add_function(wrap_pyfunction!(sim::devices, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::engine_options, m)?)?;
+    m.add_function(wrap_pyfunction!(sim::engine_option_table, m)?)?;
     m.add_function(wrap_pyfunction!(curve::curve, m)?)?;
     m.add_function(wrap_pyfunction!(lab::plan_cells, m)?)?;
     m.add_function(wrap_pyfunction!(lab::claim_out, m)?)?;

@@ -6,10 +6,30 @@ use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use wafer_lab::experiment::{option_name, Outputs, TraceDef};
-use wafer_lab::{Access, Experiment, GridStudy, Quiet, RunOptions};
+use wafer_lab::experiment::{Outputs, TraceDef};
+use wafer_lab::{EngineOptions, Experiment, GridStudy, Quiet, RunOptions};
 
 use crate::errors::{lab_err, value_err};
+
+/// The engine options a JSON object of keywords gives (`wafer._args` has checked
+/// their types; the type checks their values).
+pub(crate) fn options(json: &str) -> PyResult<EngineOptions> {
+    EngineOptions::from_json(json).map_err(value_err)
+}
+
+/// The keyword a key of the run description comes from, for error messages: an
+/// engine option's one name; the grid's lists by the keyword that gives them.
+pub(crate) fn keyword(key: &str) -> String {
+    let head = key.split(['[', '.']).next().unwrap_or(key);
+    match head {
+        "policies" => "policy".into(),
+        "cache_sizes" => "cache".into(),
+        "devices" => "device".into(),
+        "traces" if key.ends_with(".format") => "format".into(),
+        "traces" => "trace".into(),
+        _ => head.into(),
+    }
+}
 
 /// The run description the keywords give (the Python twin of `wafer sim`'s
 /// arguments; the same defaults).
@@ -18,12 +38,7 @@ pub(crate) fn experiment(
     path: PathBuf,
     policies: Vec<String>,
     caches: Vec<String>,
-    block: &str,
-    page_size: &str,
-    granularity: &str,
-    warmup: u64,
-    write_miss_fetch: bool,
-    flush_at_end: bool,
+    options: EngineOptions,
     format: Option<&str>,
     mapping: Option<&str>,
     devices: Vec<String>,
@@ -37,15 +52,6 @@ pub(crate) fn experiment(
         ),
         None => None,
     };
-    let access = match granularity {
-        "page" => Access::Page,
-        "record" => Access::Record,
-        other => {
-            return Err(value_err(format!(
-                "granularity={other:?}: expected \"page\" or \"record\""
-            )))
-        }
-    };
     let trace = TraceDef {
         format: format.map(str::to_string),
         mapping,
@@ -53,23 +59,57 @@ pub(crate) fn experiment(
         ..TraceDef::file(path)
     };
     Ok(Experiment {
-        access,
-        page_size: page_size.to_string(),
-        block_size: block.to_string(),
+        options,
         devices,
         address_map: address_map.to_string(),
-        warmup,
-        write_miss_fetch,
-        flush_at_end,
         stream,
         outputs: Outputs {
             figures: Vec::new(),
             keep_after: false,
             report: false,
-            series_every: 0,
+            ..Outputs::default()
         },
         ..Experiment::new("wafer sim", vec![trace], policies, caches)
     })
+}
+
+/// Every engine option (name, flag, aliases, doc, default, kind, choices), JSON:
+/// the table `wafer.engine_options` and the keyword checks read.
+#[pyfunction]
+pub fn engine_option_table() -> PyResult<String> {
+    serde_json::to_string(wafer_lab::options::table()).map_err(|e| value_err(e.to_string()))
+}
+
+/// The engine options the keywords give (names or former spellings), every one
+/// filled in, as JSON; the options `simulate` and `curve` take, as this JSON.
+#[pyfunction]
+#[pyo3(signature = (**options))]
+pub fn engine_options(options: Option<&Bound<'_, pyo3::types::PyDict>>) -> PyResult<String> {
+    use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+    let mut map = serde_json::Map::new();
+    for (k, v) in options.into_iter().flatten() {
+        let key: String = k.extract()?;
+        let value = if v.is_instance_of::<PyBool>() {
+            serde_json::Value::from(v.extract::<bool>()?)
+        } else if v.is_instance_of::<PyInt>() {
+            match v.extract::<u64>() {
+                Ok(n) => n.into(),
+                Err(_) => v.extract::<i64>()?.into(),
+            }
+        } else if v.is_instance_of::<PyFloat>() {
+            v.extract::<f64>()?.into()
+        } else if v.is_instance_of::<PyString>() {
+            v.extract::<String>()?.into()
+        } else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "{key}=: expected a string, a number or a bool, found {}",
+                v.get_type().name()?
+            )));
+        };
+        map.insert(key, value);
+    }
+    let json = serde_json::Value::Object(map).to_string();
+    serde_json::to_string(&self::options(&json)?).map_err(|e| value_err(e.to_string()))
 }
 
 /// Simulate every policy at every cache size (on every device) over the trace at
@@ -77,8 +117,7 @@ pub(crate) fn experiment(
 /// JSON. The GIL is released while the trace is read and simulated, and Ctrl-C stops
 /// the run within about 100 ms ([`crate::interrupt`]).
 #[pyfunction]
-#[pyo3(signature = (path, policies, caches, block="4MiB", page_size="4KiB", granularity="page",
-    warmup=0, write_miss_fetch=false, flush_at_end=false, format=None, mapping=None,
+#[pyo3(signature = (path, policies, caches, options="{}", format=None, mapping=None,
     devices=Vec::new(), address_map="compact", stream=false, jobs=0, max_cells=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
@@ -86,12 +125,7 @@ pub fn simulate(
     path: PathBuf,
     policies: Vec<String>,
     caches: Vec<String>,
-    block: &str,
-    page_size: &str,
-    granularity: &str,
-    warmup: u64,
-    write_miss_fetch: bool,
-    flush_at_end: bool,
+    options: &str,
     format: Option<&str>,
     mapping: Option<&str>,
     devices: Vec<String>,
@@ -107,12 +141,7 @@ pub fn simulate(
         path,
         policies,
         caches,
-        block,
-        page_size,
-        granularity,
-        warmup,
-        write_miss_fetch,
-        flush_at_end,
+        self::options(options)?,
         format,
         mapping,
         devices,
@@ -128,7 +157,7 @@ pub fn simulate(
         ..RunOptions::default()
     };
     crate::interrupt::run(py, stop, move || {
-        let plan = exp.plan_as(&option_name, Path::new("")).map_err(lab_err)?;
+        let plan = exp.plan_as(&keyword, Path::new("")).map_err(lab_err)?;
         let study = Arc::new(GridStudy::new(plan, None));
         let run = wafer_lab::study::run(&study, &opts, &mut Quiet).map_err(lab_err)?;
         let rows: Vec<serde_json::Map<String, serde_json::Value>> = run

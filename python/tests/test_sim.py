@@ -91,7 +91,7 @@ def test_invalid_values_are_refused_with_the_cli_message(wafer_bin):
     path = str(trace("fileserver.wtr"))
     cases = [
         ({"page_size": "3000"}, ["--page-size", "3000"]),
-        ({"block": "6KiB"}, ["--block", "6KiB"]),
+        ({"block_size": "6KiB"}, ["--block-size", "6KiB"]),
         ({"cache": "0"}, ["-c", "0"]),
         ({"cache": 100}, ["-c", "100"]),
         ({"cache": "0.01"}, ["-c", "0.01"]),

@@ -26,7 +26,7 @@ from ._wafer import LAB_VERSION, WaferError, __version__
 from .curve import curve
 from .experiment import load_results, reproduce, run_experiment
 from .policy import Policy
-from .sim import devices, policies, simulate
+from .sim import devices, engine_option_table, engine_options, policies, simulate
 from .trace import Trace, open_trace, read_trace
 
 __all__ = [
@@ -37,6 +37,8 @@ __all__ = [
     "__version__",
     "curve",
     "devices",
+    "engine_option_table",
+    "engine_options",
     "load_results",
     "open_trace",
     "policies",

@@ -8,12 +8,16 @@ a conversion error from the core or a list made of a ``bytes`` object's integers
 
 from __future__ import annotations
 
+import functools
+import json
 import numbers
 import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
+from . import _wafer
 
 
 def _found(v: Any) -> str:
@@ -109,3 +113,29 @@ def path(name: str, v: Any) -> str:
     if isinstance(v, (str, bytes, os.PathLike)):
         return os.fsdecode(v)
     raise TypeError(f"{name}=: expected a path (a string or a path-like object), found {_found(v)}")
+
+
+@functools.cache
+def option_table() -> tuple[dict[str, Any], ...]:
+    """The engine options as the core declares them (name, flag, aliases, doc,
+    default, kind, choices)."""
+    return tuple(json.loads(_wafer.engine_option_table()))
+
+
+def engine_options(function: str, kw: dict[str, Any]) -> str:
+    """The engine options among ``function``'s keywords, each checked by its kind, as
+    the core's JSON (every option filled in). A keyword that is no option (nor a
+    former spelling of one) is a :class:`TypeError` naming the valid ones."""
+    checks = {"size": size, "int": integer, "bool": flag, "text": text}
+    table = option_table()
+    given: dict[str, Any] = {}
+    for key, v in kw.items():
+        info = next((o for o in table if key == o["name"] or key in o["aliases"]), None)
+        if info is None:
+            names = ", ".join(o["name"] for o in table)
+            raise TypeError(
+                f"{function}() got an unexpected keyword argument {key!r} "
+                f"(its engine options: {names})"
+            )
+        given[key] = checks[info["kind"]](key, v)
+    return _wafer.engine_options(**given)

@@ -1,6 +1,7 @@
 """Type stubs of the Rust extension (see python/src)."""
 
 from collections.abc import Iterator
+from typing import Literal
 
 import numpy as np
 
@@ -31,12 +32,7 @@ def simulate(
     path: str,
     policies: list[str],
     caches: list[str],
-    block: str = "4MiB",
-    page_size: str = "4KiB",
-    granularity: str = "page",
-    warmup: int = 0,
-    write_miss_fetch: bool = False,
-    flush_at_end: bool = False,
+    options: str = "{}",
     format: str | None = None,
     mapping: str | None = None,
     devices: list[str] = ...,
@@ -44,6 +40,22 @@ def simulate(
     stream: bool = False,
     jobs: int = 0,
     max_cells: int | None = None,
+) -> str: ...
+def engine_option_table() -> str: ...
+
+# The engine options (wafer_lab::options), each with its default; former spellings
+# (block=, access=) are accepted too. A test checks this list against the core's.
+def engine_options(
+    *,
+    block_size: str | int = "4MiB",
+    page_size: str | int = "4KiB",
+    granularity: Literal["page", "record"] = "page",
+    warmup: int = 0,
+    write_miss_fetch: bool = False,
+    flush_at_end: bool = False,
+    t_read_ns: int = 25000,
+    t_write_ns: int = 200000,
+    series_every: int = 0,
 ) -> str: ...
 def policies() -> str: ...
 def devices() -> str: ...
@@ -60,12 +72,7 @@ def curve(
     exact_head: int | None = None,
     points: int = 100,
     sizes: list[str] = ...,
-    block: str = "4MiB",
-    page_size: str = "4KiB",
-    granularity: str = "page",
-    warmup: int = 0,
-    write_miss_fetch: bool = False,
-    flush_at_end: bool = False,
+    options: str = "{}",
     format: str | None = None,
     mapping: str | None = None,
 ) -> str: ...

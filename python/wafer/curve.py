@@ -25,15 +25,10 @@ def curve(
     exact_head: int | None = None,
     points: int = 100,
     sizes: Size | Sequence[Size] | None = None,
-    block: Size = "4MiB",
-    page_size: Size = "4KiB",
-    warmup: int = 0,
-    write_miss_fetch: bool = False,
-    flush_at_end: bool = False,
-    granularity: Literal["page", "record"] = "page",
     format: str | None = None,
     mapping: dict[str, Any] | None = None,
     engine: Literal["pandas", "polars"] | None = None,
+    **options: Any,
 ) -> list[dict[str, Any]] | Any:
     """Results of ``trace`` at every cache size for each ``policy``, in one pass
     where the policy allows it (``docs/curve.md``): ``method="exact"`` (LRU's stack
@@ -45,6 +40,8 @@ def curve(
     Sizes are ``points`` log-spaced from 1 page to the footprint, or ``sizes``
     (``"16MiB"``, ``"4096p"``, ``"5%"`` or ints of bytes). ``sample_unit="block"``
     samples whole erase blocks; ``max_keys`` caps the sample (fixed-size SHARDS).
+    ``**options`` are the engine options, as for :func:`simulate` (the cost model
+    and ``series_every`` are refused: a curve counts pages and samples no series).
 
     Returns the rows ``wafer curve --csv`` writes (``policy``, ``method``, ``rate``,
     ``capacity_pages``, ``miss_ratio``, ``page_writes``, ...: the same columns in the
@@ -69,12 +66,7 @@ def curve(
         exact_head=_args.optional_integer("exact_head", exact_head),
         points=_args.integer("points", points),
         sizes=[] if sizes is None else _args.sizes("sizes", sizes),
-        block=_args.size("block", block),
-        page_size=_args.size("page_size", page_size),
-        granularity=_args.text("granularity", granularity),
-        warmup=_args.integer("warmup", warmup),
-        write_miss_fetch=_args.flag("write_miss_fetch", write_miss_fetch),
-        flush_at_end=_args.flag("flush_at_end", flush_at_end),
+        options=_args.engine_options("curve", options),
         format=_args.optional_text("format", format),
         mapping=None if mapping is None else json.dumps(mapping),
     )

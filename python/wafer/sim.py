@@ -20,12 +20,6 @@ def simulate(
     policy: str | type | Sequence[str | type],
     cache: Size | Sequence[Size],
     *,
-    block: Size = "4MiB",
-    page_size: Size = "4KiB",
-    warmup: int = 0,
-    write_miss_fetch: bool = False,
-    flush_at_end: bool = False,
-    granularity: Literal["page", "record"] = "page",
     format: str | None = None,
     mapping: dict[str, Any] | None = None,
     device: str | Sequence[str] | None = None,
@@ -33,11 +27,19 @@ def simulate(
     stream: bool = False,
     jobs: int = 0,
     max_cells: int | None = None,
+    **options: Any,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """Simulate ``policy`` (``"lru"``, ``"2q:kin=0.3"``, see :func:`policies`, or a
     policy class of your own, :class:`wafer.Policy`, or ``MyPolicy.with_params(k=v)``)
     with a cache of ``cache`` (``"16MiB"``, ``"4096p"``, ``"5%"`` of the footprint, or
     an int of bytes).
+
+    ``**options`` are the engine options, the experiment file's keys and ``wafer
+    sim``'s flags under the same names (``block_size="256KiB"``, ``warmup=1000``,
+    ``flush_at_end=True``, ``t_read_ns=...``, ``series_every=...``):
+    :func:`engine_options` lists them with their defaults, and
+    :func:`engine_option_table` says what each does. Former spellings (``block``)
+    are accepted; any other keyword raises :class:`TypeError` naming the valid ones.
 
     ``policy``, ``cache`` and ``device`` may be lists: every combination runs over the
     trace decoded once, ``jobs`` at a time (0: all cores). Returns the row
@@ -73,12 +75,7 @@ def simulate(
         _args.path("trace", trace),
         _args.texts("policy", policy_arg(policy)),
         _args.sizes("cache", cache),
-        block=_args.size("block", block),
-        page_size=_args.size("page_size", page_size),
-        granularity=_args.text("granularity", granularity),
-        warmup=_args.integer("warmup", warmup),
-        write_miss_fetch=_args.flag("write_miss_fetch", write_miss_fetch),
-        flush_at_end=_args.flag("flush_at_end", flush_at_end),
+        options=_args.engine_options("simulate", options),
         format=_args.optional_text("format", format),
         mapping=None if mapping is None else json.dumps(mapping),
         devices=[] if device is None else _args.texts("device", device),
@@ -89,6 +86,21 @@ def simulate(
     )
     rows = json.loads(text)
     return rows[0] if single else rows
+
+
+def engine_options(**options: Any) -> dict[str, Any]:
+    """The engine options (the keywords :func:`simulate` and :func:`curve` take
+    beyond their own, the experiment file's keys), every one with its value: its
+    default, or the value given here, checked as a run checks it."""
+    return json.loads(_args.engine_options("engine_options", options))
+
+
+def engine_option_table() -> list[dict[str, Any]]:
+    """Each engine option: ``name`` (the keyword and the experiment file's key),
+    ``flag`` (``wafer sim``'s), ``aliases`` (former spellings, still accepted),
+    ``doc``, ``default``, ``kind`` (``size``, ``int``, ``bool`` or ``text``) and
+    ``choices``."""
+    return [dict(o) for o in _args.option_table()]
 
 
 def policies() -> list[dict[str, Any]]:

@@ -54,6 +54,12 @@ impl CostModel {
     /// typo, and `u64::MAX` made `io_time_ns` wrap.
     pub const MAX_NS: u64 = 1_000_000_000;
 
+    /// Paper 002's SLC costs (the default).
+    pub const DEFAULT: CostModel = CostModel {
+        t_read_ns: 25_000,
+        t_write_ns: 200_000,
+    };
+
     /// Time of `reads` page reads and `writes` page writes, ns; it saturates at
     /// `u64::MAX` (585 years) instead of wrapping.
     pub fn io_time_ns(&self, reads: u64, writes: u64) -> u64 {
@@ -65,10 +71,7 @@ impl CostModel {
 
 impl Default for CostModel {
     fn default() -> Self {
-        CostModel {
-            t_read_ns: 25_000,
-            t_write_ns: 200_000,
-        }
+        CostModel::DEFAULT
     }
 }
 

@@ -26,7 +26,7 @@ Examples:
   wafer trace info ../shared/traces/fiu/fiu_mail_cheetah_10k.blkparse
   wafer trace convert in.csv.gz out.wtr        convert once, read fast forever
   wafer trace gen zipf --theta 0.99 --requests 1000000 -o zipf.wtr
-  wafer sim -t trace.wtr -p lru -p ts-clock -c 16MiB --block 4MiB
+  wafer sim -t trace.wtr -p lru -p ts-clock -c 16MiB --block-size 4MiB
   wafer curve -t trace.wtr --plot mrc.svg      exact LRU at every cache size
   wafer ftl -t after.wtr --device microsd-16g --aging
   wafer ssd --gen random-write --cache-size 8MiB --ways 2 --apu lru

@@ -312,3 +312,48 @@ fn minisim_rows_do_not_depend_on_the_workers() {
     }
     assert_eq!(one, csv("2"));
 }
+
+/// `wafer curve` takes the engine options `wafer sim` takes (one declaration,
+/// `wafer_lab::options`), former spellings included, and refuses the ones a curve
+/// has no use for rather than ignore them.
+#[test]
+fn the_engine_options_it_cannot_use_are_refused() {
+    let t = sqlite();
+    let t = t.to_str().unwrap();
+    let rows = |extra: &[&str]| {
+        let out = wafer()
+            .args(["curve", "-t", t, "--points", "5", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{extra:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        rows(&["--block-size", "1MiB"]),
+        rows(&["--block", "1MiB"]),
+        "a former spelling is the same option"
+    );
+    for (flag, want) in [
+        (
+            "--t-read-ns",
+            "--t-read-ns: a curve counts page reads and writes",
+        ),
+        (
+            "--t-write-ns",
+            "--t-write-ns: a curve counts page reads and writes",
+        ),
+        (
+            "--series-every",
+            "--series-every: a curve samples no policy series",
+        ),
+    ] {
+        let out = wafer()
+            .args(["curve", "-t", t, flag, "7"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with(&format!("wafer: {want}")), "{err}");
+    }
+}

@@ -33,7 +33,9 @@ mod run;
 mod show;
 mod studies;
 
-pub use describe::{bounds, error, experiment, known_traces, spec, study_def, trace_folders};
+pub use describe::{
+    bounds, error, experiment, known_traces, options, spec, study_def, trace_folders,
+};
 pub use judge::claims;
 pub use keep::{lock, parquet_file, prepared, result, store};
 pub use run::{compute, curve, grid, steady, study, timed};
@@ -44,6 +46,7 @@ pub use compute::{run_cell, CellSink};
 pub use error::LabError;
 pub use experiment::{Experiment, GridPos, Plan};
 pub use grid::{execute, publish, Done, GridStudy};
+pub use options::EngineOptions;
 pub use provenance::Provenance;
 pub use report::Preface;
 pub use result::{CellResult, FtlSummary, Outcome};

@@ -370,7 +370,7 @@ fn the_log_block_sensitivity_example_sweeps_the_fast_card() {
         })
         .collect();
     assert_eq!(logs, [1, 2, 4, 16, 64].map(Some));
-    assert!(plan.aging.is_some() && plan.exp.flush_at_end);
+    assert!(plan.aging.is_some() && plan.exp.options.flush_at_end);
     assert_eq!(plan.address_map, wafer_ftl::AddressMap::Compact);
 }
 

@@ -172,7 +172,7 @@ fn no_cache() {
         fingerprint(None, (1, 1), false, 32),
         Print {
             completions: 18302063123139992407,
-            report: 11879545214568017059,
+            report: 414123709421175492,
             erase_counts: 4754365858677385348,
             erases: 2327,
             gc_copies: 60827,
@@ -193,7 +193,7 @@ fn no_cache_at_depth_one_is_the_fcfs_server() {
         fingerprint(None, (1, 1), false, 1),
         Print {
             completions: 4770503932986806906,
-            report: 15644666895883435059,
+            report: 15181946741978708686,
             erase_counts: 4754365858677385348,
             erases: 2327,
             gc_copies: 60827,
@@ -211,7 +211,7 @@ fn direct_mapped_write_back() {
         fingerprint(cache(Assoc::Ways(1), Apu::Off), (1, 1), false, 32),
         Print {
             completions: 13851043513629010070,
-            report: 12283592358057214441,
+            report: 16661605366638337942,
             erase_counts: 6210026448015020037,
             erases: 1972,
             gc_copies: 50024,
@@ -229,7 +229,7 @@ fn two_way_apu_lru_four_units() {
         fingerprint(cache(Assoc::Ways(2), Apu::Lru), (2, 2), false, 32),
         Print {
             completions: 16605922475440307132,
-            report: 18191691471482453728,
+            report: 709601207211659625,
             erase_counts: 3667251475392577411,
             erases: 1984,
             gc_copies: 50389,
@@ -247,7 +247,7 @@ fn four_way_apu_lfu() {
         fingerprint(cache(Assoc::Ways(4), Apu::Lfu), (1, 1), false, 32),
         Print {
             completions: 5678925658773060452,
-            report: 11823459142303933412,
+            report: 3864113962467811745,
             erase_counts: 8618502481713123235,
             erases: 1984,
             gc_copies: 50661,
@@ -265,7 +265,7 @@ fn fully_associative_apu_lru() {
         fingerprint(cache(Assoc::Full, Apu::Lru), (1, 1), false, 32),
         Print {
             completions: 10918332765854858741,
-            report: 5435699626792712686,
+            report: 6115000540424612881,
             erase_counts: 4702590151630623008,
             erases: 1971,
             gc_copies: 49967,
@@ -283,7 +283,7 @@ fn fully_associative_apu_lfu_hot_cold_two_channels() {
         fingerprint(cache(Assoc::Full, Apu::Lfu), (2, 1), true, 32),
         Print {
             completions: 13953648276212882490,
-            report: 13379338511609666995,
+            report: 14294329127457656066,
             erase_counts: 14866509254191061155,
             erases: 1942,
             gc_copies: 48101,

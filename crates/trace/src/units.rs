@@ -180,6 +180,12 @@ impl std::fmt::Display for CacheSize {
     }
 }
 
+/// The erase-block size a run assumes unless told otherwise (the 4 MiB block of the
+/// microSD cards in paper 000): the one spelling of this default, shared by the run
+/// options (`wafer_lab::options`), `wafer trace capture` and the block-utilization
+/// generator.
+pub const DEFAULT_BLOCK_SIZE: &str = "4MiB";
+
 /// Smallest page size [`parse_page_size`] accepts: one 512 B sector.
 pub const MIN_PAGE_SIZE: u32 = 512;
 

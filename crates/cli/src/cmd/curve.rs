@@ -11,9 +11,8 @@ use wafer_cache::curve::{Method, SampleUnit};
 use wafer_lab::curve::{self, CurveOptions, CurveRow, Watch};
 use wafer_lab::experiment::TraceDef;
 use wafer_lab::plot::{Chart, Kind, Series};
-use wafer_lab::Experiment;
+use wafer_lab::{EngineOptions, Experiment};
 
-use super::run_args::RunArgs;
 use super::sim::{flag, lab_error, parse_policy};
 use super::{list, policy_list, refuse_input_as_output, refuse_shared_outputs, usage};
 use crate::progress;
@@ -79,7 +78,7 @@ pub struct Args {
     #[arg(long, num_args = 1..)]
     pub sizes: Vec<String>,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub options: EngineOptions,
     /// Write the rows as CSV to this file.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
@@ -158,7 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         policies,
         list(&args.sizes),
     );
-    args.run.describe(&mut exp);
+    exp.options = args.options.clone();
     args.source.read_options()?;
     let opts = CurveOptions {
         methods: list(&args.methods)

@@ -13,7 +13,6 @@ pub mod policies;
 pub mod replay;
 pub mod reproduce;
 pub mod run;
-pub mod run_args;
 pub mod sim;
 pub mod ssd;
 pub mod trace;

@@ -20,18 +20,17 @@ use std::sync::Arc;
 
 use indicatif::ProgressBar;
 use wafer_cache::after::FileSink;
-use wafer_cache::{CostModel, PolicySpec};
+use wafer_cache::PolicySpec;
 use wafer_lab::experiment::{Outputs, TraceDef};
-use wafer_lab::{CellResult, Experiment, GridStudy, LabError, Observer, RunOptions};
+use wafer_lab::{CellResult, EngineOptions, Experiment, GridStudy, LabError, Observer, RunOptions};
 
-use super::run_args::RunArgs;
 use super::{list, policy_list, refuse_input_as_output, usage};
 use crate::progress;
 
 /// Arguments of `wafer sim`.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
-  wafer sim -t trace.wtr -p lru ts-clock -c 16MiB 64MiB --block 4MiB
+  wafer sim -t trace.wtr -p lru ts-clock -c 16MiB 64MiB --block-size 4MiB
   wafer sim -t cp.bin --granularity record -p clock:insert_ref=0 -c 1000p --json
   wafer sim -t trace.csv -p lru -p cflru:window=0.25 -c 5% --after 'after-{policy}-{cache}.csv'
   wafer sim -t huge.wtr --stream -p lru ts-clock -c 1GiB 4GiB --jobs 2
@@ -64,17 +63,7 @@ pub struct Args {
     #[arg(long = "map", visible_alias = "address-map", default_value = "compact")]
     pub address_map: String,
     #[command(flatten)]
-    pub run: RunArgs,
-    /// Storage read time per page, ns (cost model).
-    #[arg(long, default_value_t = CostModel::default().t_read_ns)]
-    pub t_read_ns: u64,
-    /// Storage write time per page, ns (cost model).
-    #[arg(long, default_value_t = CostModel::default().t_write_ns)]
-    pub t_write_ns: u64,
-    /// Sample the policy's own series (e.g. CRAW's area sizes) every N accesses into
-    /// the JSON output (0 = off).
-    #[arg(long, default_value_t = 0, value_name = "N")]
-    pub series_every: u64,
+    pub options: EngineOptions,
     /// Write the after-cache trace (.csv or .wtr); with several cells, a template using
     /// {policy} and {cache}.
     #[arg(long)]
@@ -105,12 +94,19 @@ pub fn parse_policy(text: &str) -> anyhow::Result<PolicySpec> {
     PolicySpec::parse(text).map_err(usage)
 }
 
-/// The flag a key of the run description comes from, for error messages.
+/// The flag a key of the run description comes from, for error messages: an
+/// engine option's own flag ([`wafer_lab::options::flag`]); the grid's lists are
+/// given one entry per flag here (`policies[1]` is the second `--policy`).
 pub(crate) fn flag(key: &str) -> String {
-    format!(
-        "--{}",
-        wafer_lab::experiment::option_name(key).replace('_', "-")
-    )
+    let head = key.split(['[', '.']).next().unwrap_or(key);
+    match head {
+        "policies" => "--policy".into(),
+        "cache_sizes" => "--cache".into(),
+        "devices" => "--device".into(),
+        "traces" if key.ends_with(".format") => "--format".into(),
+        "traces" => "--trace".into(),
+        _ => wafer_lab::options::flag(head),
+    }
 }
 
 /// Lab errors as CLI errors: a refused description is a usage error (exit 2).
@@ -142,20 +138,16 @@ pub fn experiment(args: &Args) -> anyhow::Result<Experiment> {
         policies,
         caches,
     );
-    args.run.describe(&mut exp);
+    exp.options = args.options.clone();
     exp.devices = list(&args.devices);
     exp.address_map = args.address_map.clone();
-    exp.cost = CostModel {
-        t_read_ns: args.t_read_ns,
-        t_write_ns: args.t_write_ns,
-    };
     exp.stream = args.stream;
     exp.max_cells = args.max_cells;
     exp.outputs = Outputs {
         figures: Vec::new(),
         keep_after: false,
         report: false,
-        series_every: args.series_every,
+        ..Outputs::default()
     };
     Ok(exp)
 }

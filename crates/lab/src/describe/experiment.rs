@@ -23,11 +23,13 @@ use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use wafer_cache::{CostModel, PolicySpec};
+use wafer_cache::PolicySpec;
 use wafer_ftl::aging::Aging;
 use wafer_ftl::{AddressMap, Device};
 use wafer_trace::gen::GenSpec;
 use wafer_trace::units::{parse_size, CacheSize};
+
+use crate::options::{self, Collected, EngineOptions, KnownKey, OptionValue};
 use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
 use crate::error::LabError;
@@ -306,18 +308,15 @@ pub struct Outputs {
     /// Write the HTML report.
     #[serde(default = "yes")]
     pub report: bool,
-    /// Sample policy series (CRAW's area sizes) every this many accesses (0 = off).
-    #[serde(default = "series_every")]
-    pub series_every: u64,
+    /// The former place of the `series_every` option (`[outputs] series_every`),
+    /// still read: [`Experiment`] moves it to [`EngineOptions::series_every`].
+    #[serde(default, rename = "series_every", skip_serializing)]
+    #[doc(hidden)]
+    pub legacy_series_every: Option<u64>,
 }
 
 fn all_figures() -> Vec<String> {
     vec!["all".into()]
-}
-/// Off by default, as in `wafer sim` and the Python API, so the same run described
-/// by any front end is the same [`RunSpec`].
-fn series_every() -> u64 {
-    0
 }
 
 impl Default for Outputs {
@@ -326,14 +325,20 @@ impl Default for Outputs {
             figures: all_figures(),
             keep_after: false,
             report: true,
-            series_every: series_every(),
+            legacy_series_every: None,
         }
     }
 }
 
 /// The experiment file as written.
+///
+/// Its top table holds its own keys and the engine options ([`EngineOptions`],
+/// `block_size`, `warmup`, ...) side by side. Reading it routes each key to its
+/// owner: an unknown key is refused where it stands (the file's line) with every
+/// valid key; the former `[cost]` table and `[outputs] series_every` are read into
+/// the options.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(remote = "Self", deny_unknown_fields)]
 pub struct Experiment {
     /// Name (used in the report title).
     pub name: String,
@@ -345,15 +350,10 @@ pub struct Experiment {
     /// Cache sizes (traces and groups may give their own).
     #[serde(default)]
     pub cache_sizes: Vec<String>,
-    /// Page accesses (default) or one access per record (libCacheSim's object view).
-    #[serde(default)]
-    pub access: Access,
-    /// Page size (`4KiB`).
-    #[serde(default = "page_size")]
-    pub page_size: String,
-    /// Erase-block size the policies see (`4MiB`).
-    #[serde(default = "block_size")]
-    pub block_size: String,
+    /// How each run treats its trace: page and block size, granularity, warm-up,
+    /// write-miss fetch, end flush, cost model, series sampling.
+    #[serde(flatten, skip_deserializing)]
+    pub options: EngineOptions,
     /// Device profiles or `.toml` files; `"none"` = cache metrics only.
     #[serde(default)]
     pub devices: Vec<String>,
@@ -380,18 +380,6 @@ pub struct Experiment {
         skip_serializing_if = "is_as_captured"
     )]
     pub measure: Vec<Measure>,
-    /// Accesses of a warm-up prefix (counts, not measured).
-    #[serde(default)]
-    pub warmup: u64,
-    /// Read the page on a write miss too.
-    #[serde(default)]
-    pub write_miss_fetch: bool,
-    /// Write the dirty pages left at the end (reported apart, sent to the device).
-    #[serde(default)]
-    pub flush_at_end: bool,
-    /// Read/write cost per page for the cache-only time estimate.
-    #[serde(default)]
-    pub cost: CostModel,
     /// Worker threads (0 = all cores; `--jobs` overrides).
     #[serde(default)]
     pub workers: usize,
@@ -426,9 +414,153 @@ pub struct Experiment {
     pub quick: bool,
 }
 
-fn page_size() -> String {
-    "4KiB".into()
+impl Serialize for Experiment {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The derived code: the options flattened among the experiment's keys.
+        Experiment::serialize(self, s)
+    }
 }
+
+impl<'de> Deserialize<'de> for Experiment {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Experiment, D::Error> {
+        d.deserialize_map(ExperimentVisitor)
+    }
+}
+
+/// The experiment's own keys (the derived code's list, read once by asking it).
+fn own_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<&'static [&'static str]> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        use serde::de::value::Error;
+        use std::cell::Cell;
+        /// Answers the derived code's request for a struct with its field list.
+        struct Probe<'a>(&'a Cell<&'static [&'static str]>);
+        impl<'de> serde::Deserializer<'de> for Probe<'_> {
+            type Error = Error;
+            fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+                Err(serde::de::Error::custom("only the field list is asked for"))
+            }
+            fn deserialize_struct<V: serde::de::Visitor<'de>>(
+                self,
+                _: &'static str,
+                fields: &'static [&'static str],
+                _: V,
+            ) -> Result<V::Value, Error> {
+                self.0.set(fields);
+                Err(serde::de::Error::custom("only the field list is asked for"))
+            }
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                bytes byte_buf option unit unit_struct newtype_struct seq tuple
+                tuple_struct map enum identifier ignored_any
+            }
+        }
+        let fields = Cell::new(&[][..]);
+        let _ = Experiment::deserialize(Probe(&fields));
+        fields.get()
+    })
+}
+
+/// Every key of the top table, for "expected one of": the experiment's own, then
+/// the engine options' names.
+fn valid_keys() -> &'static [&'static str] {
+    static KEYS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| own_keys().iter().chain(options::names()).copied().collect())
+}
+
+/// The former `[cost]` table, read into the options `t_read_ns` and `t_write_ns`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LegacyCost {
+    t_read_ns: Option<u64>,
+    t_write_ns: Option<u64>,
+}
+
+struct LegacyCostValue<'a>(&'a mut Collected);
+
+impl<'de> serde::de::DeserializeSeed<'de> for LegacyCostValue<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        use serde::de::Error;
+        let c = LegacyCost::deserialize(d)?;
+        for (name, v) in [("t_read_ns", c.t_read_ns), ("t_write_ns", c.t_write_ns)] {
+            if let (Some(v), Some(info)) = (v, options::find(name)) {
+                self.0
+                    .set(info, &format!("cost.{name}"), v.into())
+                    .map_err(D::Error::custom)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The top table: the experiment's own keys go to the derived code, the options'
+/// keys (and the former `cost` table) are read into a [`Collected`] where they stand.
+struct Route<'a, A> {
+    map: A,
+    options: &'a mut Collected,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for Route<'_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let known = |k: &str| own_keys().contains(&k) || k == "cost" || options::find(k).is_some();
+        while let Some(key) = self.map.next_key_seed(KnownKey(&known, valid_keys))? {
+            if own_keys().contains(&key.as_str()) {
+                let key = serde::de::value::StringDeserializer::<A::Error>::new(key);
+                return seed.deserialize(key).map(Some);
+            }
+            if key == "cost" {
+                self.map.next_value_seed(LegacyCostValue(self.options))?;
+            } else {
+                self.map.next_value_seed(OptionValue {
+                    key: &key,
+                    into: self.options,
+                })?;
+            }
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+}
+
+struct ExperimentVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ExperimentVisitor {
+    type Value = Experiment;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an experiment table")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Experiment, A::Error> {
+        use serde::de::Error;
+        let mut got = Collected::default();
+        let mut exp =
+            Experiment::deserialize(serde::de::value::MapAccessDeserializer::new(Route {
+                map,
+                options: &mut got,
+            }))?;
+        if let Some(n) = exp.outputs.legacy_series_every.take() {
+            let info = options::find("series_every").expect("an option");
+            got.set(info, "outputs.series_every", n.into())
+                .map_err(A::Error::custom)?;
+        }
+        exp.options = got.finish().map_err(A::Error::custom)?;
+        Ok(exp)
+    }
+}
+
 fn one() -> u32 {
     1
 }
@@ -473,9 +605,6 @@ pub const MAX_REPLICATES: u32 = 100;
 /// trace wider than the device would otherwise show overwrites it does not have.
 fn compact() -> String {
     AddressMap::Compact.name().into()
-}
-fn block_size() -> String {
-    "4MiB".into()
 }
 
 /// A device column of the grid.
@@ -673,18 +802,12 @@ impl Experiment {
             traces,
             policies,
             cache_sizes,
-            access: Access::default(),
-            page_size: page_size(),
-            block_size: block_size(),
+            options: EngineOptions::default(),
             devices: Vec::new(),
             address_map: compact(),
             aging: None,
             replicates: 1,
             measure: as_captured(),
-            warmup: 0,
-            write_miss_fetch: false,
-            flush_at_end: false,
-            cost: CostModel::default(),
             workers: 0,
             stream: false,
             outputs: Outputs::default(),
@@ -1013,33 +1136,12 @@ impl Experiment {
             seen.insert(spec.label(), policies.len());
             policies.push((p.clone(), spec));
         }
-        let page = match self.access {
-            Access::Page => parse_size(&self.page_size)
-                .map_err(|e| e.to_string())
-                .and_then(PageSize::new)
-                .map_err(|e| err("page_size".into(), format!("\"{}\": {e}", self.page_size)))?,
-            Access::Record => {
-                PageSize::new(wafer_trace::request::SECTOR).expect("512 B is a page size")
-            }
-        };
+        let geometry = self.options.check(at)?;
+        let page = geometry.page_size;
         let sizes = parse_sizes(&self.cache_sizes, page, &|i| {
             at(&format!("cache_sizes[{i}]"))
         })?;
-        let ps = u64::from(page.get());
-        let bs =
-            parse_size(&self.block_size).map_err(|e| err("block_size".into(), e.to_string()))?;
-        let pages_per_block = (bs >= ps && bs % ps == 0)
-            .then(|| u32::try_from(bs / ps).ok().and_then(NonZeroU32::new))
-            .flatten()
-            .ok_or_else(|| {
-                err(
-                    "block_size".into(),
-                    format!(
-                        "\"{}\" must be a multiple of the {ps} B page (at most 2^32-1 pages)",
-                        self.block_size
-                    ),
-                )
-            })?;
+        let pages_per_block = geometry.pages_per_block;
         let mut devices = Vec::new();
         for (i, d) in self.devices.iter().enumerate() {
             if d.eq_ignore_ascii_case("none") {
@@ -1102,20 +1204,6 @@ impl Experiment {
                 "replicates differ in their aging seed: they need [aging]".into(),
             ));
         }
-        for (key, ns) in [
-            ("cost.t_read_ns", self.cost.t_read_ns),
-            ("cost.t_write_ns", self.cost.t_write_ns),
-        ] {
-            if ns > CostModel::MAX_NS {
-                return Err(err(
-                    key.into(),
-                    format!(
-                        "{ns} ns per page is more than {} ns (one second), the largest cost",
-                        CostModel::MAX_NS
-                    ),
-                ));
-            }
-        }
         for (i, f) in self.outputs.figures.iter().enumerate() {
             if f != "all" && !FIGURES.iter().any(|(n, _)| n == f) {
                 let known: Vec<&str> = FIGURES.iter().map(|(n, _)| *n).collect();
@@ -1176,7 +1264,7 @@ impl Plan {
                                 trace: t.label(),
                                 trace_checksum: self.checksums[ti].clone(),
                                 format: t.format_label(self.traces[ti].1),
-                                access: e.access,
+                                access: e.options.granularity,
                                 policy: p.label(),
                                 cache: s.clone(),
                                 page_size: self.page_size,
@@ -1194,11 +1282,11 @@ impl Plan {
                                     _ => None,
                                 },
                                 measure,
-                                warmup: e.warmup,
-                                write_miss_fetch: e.write_miss_fetch,
-                                flush_at_end: e.flush_at_end,
-                                cost: e.cost,
-                                series_every: e.outputs.series_every,
+                                warmup: e.options.warmup,
+                                write_miss_fetch: e.options.write_miss_fetch,
+                                flush_at_end: e.options.flush_at_end,
+                                cost: e.options.cost(),
+                                series_every: e.options.series_every,
                                 version: VERSION.to_string(),
                             };
                             let pos = GridPos {
@@ -1225,28 +1313,10 @@ impl Plan {
     }
 }
 
-/// The option (`wafer sim` flag without `--`, Python keyword) a key of the
-/// experiment file corresponds to: `cache_sizes[1]` -> `cache`, `block_size` ->
-/// `block`; keys with no option of their own keep their name.
-pub fn option_name(key: &str) -> String {
-    let k = key.split('[').next().unwrap_or(key);
-    match k {
-        "policies" => "policy".into(),
-        "cache_sizes" => "cache".into(),
-        "block_size" => "block".into(),
-        "access" => "granularity".into(),
-        "devices" => "device".into(),
-        _ if key.starts_with("traces") && key.ends_with(".format") => "format".into(),
-        "traces" => "trace".into(),
-        _ if k.starts_with("cost.") => k["cost.".len()..].into(),
-        _ => key.split('[').next().unwrap_or(key).into(),
-    }
-}
-
 impl Plan {
     /// How the traces' requests become accesses.
     pub fn granularity(&self) -> Granularity {
-        match self.exp.access {
+        match self.exp.options.granularity {
             Access::Page => Granularity::Page {
                 page_size: self.page_size.get(),
             },

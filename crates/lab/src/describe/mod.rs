@@ -5,6 +5,7 @@ pub mod bounds;
 pub mod error;
 pub mod experiment;
 pub mod known_traces;
+pub mod options;
 pub mod spec;
 pub mod study_def;
 pub mod trace_folders;

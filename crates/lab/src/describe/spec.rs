@@ -64,7 +64,7 @@ impl From<PageSize> for u32 {
 }
 
 /// How requests become cache accesses.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Access {
     /// Every page a request touches is one access.

@@ -145,11 +145,11 @@ pub(crate) fn compute(
         granularity: plan.granularity(),
         capacity_pages,
         pages_per_block: plan.pages_per_block.get(),
-        warmup: e.warmup,
-        write_miss_fetch: e.write_miss_fetch,
-        flush_at_end: e.flush_at_end,
-        cost: e.cost,
-        series_every: e.outputs.series_every,
+        warmup: e.options.warmup,
+        write_miss_fetch: e.options.write_miss_fetch,
+        flush_at_end: e.options.flush_at_end,
+        cost: e.options.cost(),
+        series_every: e.options.series_every,
     };
     let dev = match devices
         .copy(plan, pos.device, pos.replicate)

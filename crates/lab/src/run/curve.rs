@@ -266,6 +266,31 @@ fn check_points(
     ))
 }
 
+/// Refuse the engine options a curve has no use for (its rows count page reads and
+/// writes, not their time, and hold no series) rather than ignore them.
+fn check_unused(
+    o: &crate::EngineOptions,
+    err: &dyn Fn(&str, String) -> LabError,
+) -> Result<(), LabError> {
+    use crate::options::{SERIES_EVERY, T_READ_NS, T_WRITE_NS};
+    let cost = "a curve counts page reads and writes, not their time: the cost model \
+                applies to `wafer sim` and experiments";
+    if o.t_read_ns != T_READ_NS {
+        return Err(err("t_read_ns", cost.into()));
+    }
+    if o.t_write_ns != T_WRITE_NS {
+        return Err(err("t_write_ns", cost.into()));
+    }
+    if o.series_every != SERIES_EVERY {
+        return Err(err(
+            "series_every",
+            "a curve samples no policy series: they are sampled by `wafer sim` and experiments"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// The curves `opts` asks for of `exp`'s one trace, every policy, at `exp`'s sizes
 /// (or `opts.points` log-spaced sizes when it gives none). `at(key)` names an option
 /// in errors, as [`Experiment::settings_as`] does: refused options are
@@ -282,6 +307,7 @@ pub fn compute(
     };
     let sizes_given = !exp.cache_sizes.is_empty();
     check_points(exp, opts, &err)?;
+    check_unused(&exp.options, &err)?;
     let mut exp = exp.clone();
     // The curve's own bound on its sizes stands for the grid's on its cells.
     exp.max_cells = Some(u64::MAX);
@@ -295,7 +321,7 @@ pub fn compute(
     }
     let settings = exp.settings_as(at, std::path::Path::new(""))?;
     let (jobs, sampling) = jobs_of(&settings.policies, opts, &err)?;
-    let granularity = match exp.access {
+    let granularity = match exp.options.granularity {
         Access::Page => Granularity::Page {
             page_size: settings.page_size.get(),
         },
@@ -307,9 +333,9 @@ pub fn compute(
         granularity,
         capacity_pages: 1,
         pages_per_block: ppb,
-        warmup: exp.warmup,
-        write_miss_fetch: exp.write_miss_fetch,
-        flush_at_end: exp.flush_at_end,
+        warmup: exp.options.warmup,
+        write_miss_fetch: exp.options.write_miss_fetch,
+        flush_at_end: exp.options.flush_at_end,
         ..SimConfig::default()
     };
     let format = trace.format_as(&|k| at(&format!("traces[0].{k}")))?;
@@ -479,9 +505,9 @@ pub fn compute(
                 page_size: u32::try_from(unit).unwrap_or(u32::MAX),
                 pages_per_block: ppb,
                 granularity,
-                warmup: exp.warmup,
-                write_miss_fetch: exp.write_miss_fetch,
-                flush_at_end: exp.flush_at_end,
+                warmup: exp.options.warmup,
+                write_miss_fetch: exp.options.write_miss_fetch,
+                flush_at_end: exp.options.flush_at_end,
                 metrics: p.metrics,
             });
         }

@@ -865,17 +865,17 @@ impl Preset {
                         })
                         .collect::<Vec<_>>()
                         .join("; every claim judged under each view apart; "),
-                    if plan.exp.warmup == 0 {
+                    if plan.exp.options.warmup == 0 {
                         "the whole trace from a cold cache (no cache warm-up)".to_string()
                     } else {
-                        format!("after a cache warm-up of {} accesses", plan.exp.warmup)
+                        format!("after a cache warm-up of {} accesses", plan.exp.options.warmup)
                     }
                 ),
             ),
             row(
                 "end of trace",
                 "not stated",
-                if plan.exp.flush_at_end {
+                if plan.exp.options.flush_at_end {
                     "dirty pages written at the end (lifetime view); erases before the flush reported too".into()
                 } else {
                     "dirty pages left in the cache are not written".into()
@@ -884,7 +884,7 @@ impl Preset {
             row(
                 "write miss",
                 &setup.write_miss,
-                if plan.exp.write_miss_fetch {
+                if plan.exp.options.write_miss_fetch {
                     "the page is read from storage".into()
                 } else {
                     "written in the cache without a read".into()
@@ -1315,7 +1315,7 @@ mod tests {
         for p in built_in() {
             let device = p.exp.devices.iter().any(|d| d != "none");
             assert_eq!(p.exp.aging.is_some(), device, "{}", p.name);
-            assert_eq!(p.exp.flush_at_end, device, "{}", p.name);
+            assert_eq!(p.exp.options.flush_at_end, device, "{}", p.name);
             if let Some(a) = &p.exp.aging {
                 // Paper 000's recipe, as wafer_ftl::aging reads it.
                 assert!(a.fill && a.volume == "16GiB", "{}", p.name);

@@ -364,7 +364,11 @@ pub const KINDS: &[KindInfo] = &[
         params: &[
             SEED,
             p("page_size", "4096", "flash page size (power of two >= 512)"),
-            p("block_size", "4MiB", "erase block size (a multiple of page_size)"),
+            p(
+                "block_size",
+                crate::units::DEFAULT_BLOCK_SIZE,
+                "erase block size (a multiple of page_size)",
+            ),
             p("utilization", "25", "percent of each chosen block's pages written, (0, 100]"),
             p("range", "16GiB", "I/O range blocks are drawn from (a multiple of block_size)"),
             p("range_start", "0", "first byte of the I/O range (block-aligned)"),

@@ -42,7 +42,7 @@ pub struct Args {
     )]
     pub output: PathBuf,
     /// Layout slot / extent size (e.g. 4MiB, 1MiB).
-    #[arg(long, visible_alias = "block-size", default_value = "4MiB")]
+    #[arg(long, visible_alias = "block-size", default_value = wafer_lab::options::BLOCK_SIZE)]
     pub block: String,
     /// Only files matching: a path prefix, or a glob with * and ? (repeatable).
     #[arg(long)]

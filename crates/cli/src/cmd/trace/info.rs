@@ -8,11 +8,11 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
+use wafer_lab::Access;
 use wafer_trace::stats::TraceStats;
 use wafer_trace::units::{format_size, parse_page_size};
 use wafer_trace::{Format, Granularity, ReadOptions};
 
-use crate::cmd::run_args::GranularityArg;
 use crate::cmd::usage;
 use crate::progress;
 
@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(long, default_value = "4KiB")]
     pub page_size: String,
     /// Count pages, or record keys (one per request, libCacheSim's object view).
-    #[arg(long, value_enum, default_value_t = GranularityArg::Page)]
-    pub granularity: GranularityArg,
+    #[arg(long, value_enum, default_value_t = Access::default())]
+    pub granularity: Access,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -71,8 +71,8 @@ pub fn format_arg(f: Option<&str>) -> anyhow::Result<Option<Format>> {
 /// Run `wafer trace info`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let granularity = match args.granularity {
-        GranularityArg::Record => Granularity::Record,
-        GranularityArg::Page => Granularity::Page {
+        Access::Record => Granularity::Record,
+        Access::Page => Granularity::Page {
             page_size: parse_page_size(&args.page_size).map_err(usage)?,
         },
     };

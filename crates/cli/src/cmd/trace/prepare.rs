@@ -8,10 +8,10 @@
 use std::path::{Path, PathBuf};
 
 use wafer_lab::experiment::TraceDef;
+use wafer_lab::options::{ByteSize, PAGE_SIZE};
 use wafer_lab::{Access, Experiment};
 
 use crate::cmd::refuse_input_as_output;
-use crate::cmd::run_args::GranularityArg;
 use crate::cmd::sim::{flag, lab_error};
 
 /// Arguments of `wafer trace prepare`.
@@ -30,11 +30,11 @@ pub struct Args {
     #[command(flatten)]
     pub source: crate::cmd::mapping::TraceArgs,
     /// Page size the runs will use.
-    #[arg(long, default_value = "4KiB")]
-    pub page_size: String,
+    #[arg(long, value_name = "SIZE", default_value = PAGE_SIZE)]
+    pub page_size: ByteSize,
     /// Page accesses, or one access per record.
-    #[arg(long, value_enum, default_value_t = GranularityArg::Page)]
-    pub granularity: GranularityArg,
+    #[arg(long, value_enum, default_value_t = Access::default())]
+    pub granularity: Access,
 }
 
 /// Run `wafer trace prepare`.
@@ -58,11 +58,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         vec!["lru".into()],
         vec!["1p".into()],
     );
-    exp.access = match args.granularity {
-        GranularityArg::Page => Access::Page,
-        GranularityArg::Record => Access::Record,
-    };
-    exp.page_size = args.page_size.clone();
+    exp.options.granularity = args.granularity;
+    exp.options.page_size = args.page_size.clone();
     let plan = exp.plan_as(&flag, Path::new("")).map_err(lab_error)?;
     let bar = crate::progress::counter(&format!("preparing {}", args.file.display()));
     let (path, t) = wafer_lab::prepared::keep(&plan, 0)?;
