@@ -236,7 +236,7 @@ impl GridStudy {
     }
 }
 
-/// Why a trace is streamed rather than prepared ([`GridStudy::why_stream`]).
+/// Why a trace is streamed rather than prepared (`GridStudy::why_stream`).
 struct StreamWhy {
     /// Because it would not fit in memory (said on stderr, not only in progress).
     too_large: bool,
@@ -280,7 +280,7 @@ impl Study for GridStudy {
 
     /// The trace's input: its kept prepared file when one fits (mapped, shared by
     /// every worker), else streamed when that is cheaper or the only way
-    /// ([`GridStudy::why_stream`]), else decoded and densified once in memory.
+    /// (`GridStudy::why_stream`), else decoded and densified once in memory.
     fn prepare(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
         let plan = &self.plan;
         if plan.exp.stream {
@@ -378,7 +378,7 @@ impl Study for GridStudy {
     }
 
     /// The trace's size (bytes of its file; a generated trace counts as the largest
-    /// file) times the policy's relative cost ([`policy_weight`]), three times over
+    /// file) times the policy's relative cost (`policy_weight`), three times over
     /// with a device behind the cache: a rough proportion of the work, enough to
     /// start the long cells first so that the last to finish are short ones.
     fn cost(&self, cell: &RunSpec) -> u64 {
