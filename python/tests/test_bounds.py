@@ -95,9 +95,13 @@ def test_running_out_of_memory_raises_memory_error_not_abort(tmp_path):
 def test_ctrl_c_stops_a_long_simulate_at_once():
     # 5 policies x 19,000 sizes: minutes of work. Formerly Ctrl-C took effect only
     # when the call returned.
+    # The child takes Ctrl-C as an interactive Python does, whatever it inherits: a
+    # shell that starts a job in the background without job control ignores SIGINT
+    # for it, and Python then leaves SIGINT ignored.
     p = child(
         """
-        import sys, wafer
+        import signal, sys, wafer
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sizes = [f"{i}p" for i in range(16, 19016)]
         print("started", flush=True)
         try:
