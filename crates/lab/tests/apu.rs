@@ -10,7 +10,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use serde_json::Value;
 use wafer_lab::apu::{self, ApuStudy};
-use wafer_lab::{Quiet, RunOptions};
+use wafer_lab::{Measure, Quiet, RunOptions};
 
 fn study() -> ApuStudy {
     ApuStudy {
@@ -24,6 +24,8 @@ fn study() -> ApuStudy {
         sweep_mb: 1,
         requests: 200,
         device_gib: 16, // the generators span 16 GiB (Table 5)
+        replicates: 1,
+        measures: vec![Measure::AsCaptured],
     }
 }
 
@@ -38,7 +40,7 @@ fn a_reduced_apu_preset_writes_rows_figures_and_report() {
     assert_eq!(a.computed, a.results.len());
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     assert_eq!(csv.lines().count(), a.results.len() + 1);
-    assert!(csv.starts_with("cell_id,kind,gap_ms,cache_mb,ways,apu,"));
+    assert!(csv.starts_with("cell_id,kind,seed,measure,gap_ms,cache_mb,ways,apu,"));
     // The Parquet table: the same rows, typed (text, counts, doubles, flags).
     let f = std::fs::File::open(dir.path().join("results.parquet")).unwrap();
     let pq: Vec<Vec<(String, Value)>> = SerializedFileReader::new(f)
@@ -54,6 +56,7 @@ fn a_reduced_apu_preset_writes_rows_figures_and_report() {
                         Field::ULong(n) => Value::from(*n),
                         Field::Double(x) => Value::from(*x),
                         Field::Bool(b) => Value::from(*b),
+                        Field::Null => Value::Null,
                         other => panic!("{k}: unexpected Parquet field {other:?}"),
                     };
                     (k.clone(), v)
@@ -145,7 +148,11 @@ fn a_reduced_apu_preset_writes_rows_figures_and_report() {
 /// 4 MiB (Table 5), is the one benchmark that cannot, and runs the floor.
 #[test]
 fn apu_cells_fill_their_cache() {
-    let s = ApuStudy::paper();
+    let s = ApuStudy {
+        replicates: 1,
+        measures: vec![Measure::AsCaptured],
+        ..ApuStudy::paper()
+    };
     let cells = s.cells();
     for kind in ["random-write", "write-biased", "thrash", "constant-write"] {
         for &mb in &s.sizes_mb {
@@ -197,6 +204,8 @@ fn thrash_claim_compares_direct_mapped_with_two_way() {
         apus: vec!["off".into()],
         gaps_ms: vec![10.0],
         thresholds_ms: vec![],
+        replicates: 1,
+        measures: vec![Measure::AsCaptured],
         ..ApuStudy::paper()
     };
     let rs: Vec<apu::ApuResult> = s
@@ -218,6 +227,8 @@ fn thrash_claim_compares_direct_mapped_with_two_way() {
             lines_used: 0,
             evictions: 0,
             utilization: 0.0,
+            passes: 0,
+            settled: None,
             cell: c,
         })
         .collect();
@@ -240,7 +251,11 @@ fn thrash_claim_compares_direct_mapped_with_two_way() {
 /// same parameters, so the same ids as stored results).
 #[test]
 fn iozone_and_postmark_are_cells_and_fig_11_sweeps_them() {
-    let s = ApuStudy::paper();
+    let s = ApuStudy {
+        replicates: 1,
+        measures: vec![Measure::AsCaptured],
+        ..ApuStudy::paper()
+    };
     let cells = s.cells();
     for k in ["iozone", "postmark"] {
         let grid = cells.iter().filter(|c| c.kind == k && !c.sweep).count();
@@ -265,7 +280,7 @@ fn iozone_and_postmark_are_cells_and_fig_11_sweeps_them() {
     let micro = ApuStudy {
         kinds: apu::KINDS.iter().map(|k| k.to_string()).collect(),
         sweep_kinds: vec![],
-        ..ApuStudy::paper()
+        ..s.clone()
     };
     for c in micro.cells() {
         assert!(cells.iter().any(|d| d.id() == c.id()), "{c:?}");
@@ -306,6 +321,8 @@ fn an_iozone_cell_writes_only() {
         requests: apu::IOZONE_REQUESTS,
         device_gib: 16,
         sweep: false,
+        seed: 1,
+        measure: Measure::AsCaptured,
         version: wafer_lab::spec::VERSION.to_string(),
     };
     let wb = cell("off").run().unwrap();
@@ -316,4 +333,74 @@ fn an_iozone_cell_writes_only() {
         lru.apu_flushes > 0 && lru.mean_ms < wb.mean_ms,
         "{lru:?} {wb:?}"
     );
+}
+
+/// Replicates and the steady-state view: every cell runs under each workload seed and
+/// in each view; the first replicate as captured keeps the id it had before either
+/// existed; a steady cell preconditions at least one window of passes; each claim is
+/// printed under both views with the median over the replicates and each seed's
+/// figure and verdict.
+#[test]
+fn replicates_and_both_views_are_run_and_judged_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Arc::new(ApuStudy {
+        kinds: vec!["random-write".into()],
+        sizes_mb: vec![1],
+        ways: vec![1],
+        thresholds_ms: Vec::new(),
+        sweep_kinds: Vec::new(),
+        replicates: 2,
+        measures: vec![Measure::AsCaptured, Measure::Steady],
+        ..study()
+    });
+    let a = apu::execute(&s, &RunOptions::stored(dir.path(), 2), &mut Quiet).unwrap();
+    // 2 views x 2 seeds x (no cache + 1 size x 1 way x 2 APUs).
+    assert_eq!(a.results.len(), 2 * 2 * 3);
+    for r in &a.results {
+        let json = serde_json::to_string(&r.cell).unwrap();
+        // Seed 1 and the as-captured view stay out of the id's JSON.
+        assert_eq!(json.contains("\"seed\""), r.cell.seed != 1, "{json}");
+        assert_eq!(
+            json.contains("\"measure\""),
+            r.cell.measure == Measure::Steady
+        );
+        match r.cell.measure {
+            Measure::AsCaptured => assert_eq!((r.passes, r.settled), (0, None)),
+            Measure::Steady => {
+                assert!(r.passes >= wafer_lab::steady::WINDOW as u64, "{r:?}");
+                assert!(r.settled.is_some());
+            }
+        }
+    }
+    // Another seed draws other arrivals (and addresses): other means.
+    let mean = |seed: u64, m: Measure| {
+        a.results
+            .iter()
+            .find(|r| r.cell.seed == seed && r.cell.measure == m && r.cell.apu == "lru")
+            .unwrap()
+            .mean_ms
+    };
+    assert_ne!(mean(1, Measure::AsCaptured), mean(2, Measure::AsCaptured));
+    let text = a.comparison.join("\n");
+    for want in [
+        "  as captured:",
+        "  steady state:",
+        "median over 2 replicates",
+        "by seed: 1: ",
+    ] {
+        assert!(text.contains(want), "`{want}` missing:\n{text}");
+    }
+    // Every judged claim has a verdict in each view.
+    let verdicts = a
+        .comparison
+        .iter()
+        .filter(|l| l.trim_start().starts_with("verdict: "))
+        .count();
+    assert!(verdicts > 0 && verdicts % 2 == 0, "{text}");
+    // The rows carry the seed, the view and the passes, typed in Parquet.
+    let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
+    let header = csv.lines().next().unwrap();
+    for col in ["seed", "measure", "passes", "settled"] {
+        assert!(header.split(',').any(|c| c == col), "{header}");
+    }
 }

@@ -241,6 +241,12 @@ impl<F: Flash> Ssd<F> {
         &mut self.flash
     }
 
+    /// Time the device has been busy so far, serving requests and APU flushes (ns):
+    /// a pass's busy time is the difference across it (steady-state passes).
+    pub fn busy_ns(&self) -> u64 {
+        self.request_busy + self.apu_busy
+    }
+
     /// The parallel unit of page `p`.
     #[inline]
     fn unit(&self, p: u64) -> usize {

@@ -82,7 +82,7 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
     if args.requests == 0 {
         return Err(UsageError("--requests must be at least 1".into()).into());
     }
-    let study = ApuStudy {
+    let mut study = ApuStudy {
         requests: args.requests,
         ..if args.quick {
             ApuStudy::quick()
@@ -90,6 +90,15 @@ fn apu(args: &Args, out: &Path) -> anyhow::Result<()> {
             ApuStudy::paper()
         }
     };
+    if let Some(r) = args.replicates {
+        if r == 0 {
+            return Err(UsageError("--replicates must be at least 1".into()).into());
+        }
+        study.replicates = r;
+    }
+    if !args.measure.is_empty() {
+        study.measures = args.measure.clone();
+    }
     let mut stdout = std::io::stdout();
     writeln!(
         stdout,

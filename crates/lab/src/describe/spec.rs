@@ -103,7 +103,7 @@ impl Measure {
             .find(|m| m.name() == name)
     }
 
-    fn is_as_captured(&self) -> bool {
+    pub(crate) fn is_as_captured(&self) -> bool {
         *self == Measure::AsCaptured
     }
 }

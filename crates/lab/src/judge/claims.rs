@@ -170,6 +170,16 @@ impl Judged {
     }
 }
 
+/// Why figures at `loads` (traces or loads) are left out: the baseline's device ran
+/// saturated there ([`rule::SATURATED`]).
+pub fn saturated_note(loads: &[String]) -> String {
+    format!(
+        "the baseline's device is saturated (utilization at least {:.0}%) at {}",
+        rule::SATURATED * 100.0,
+        loads.join(", ")
+    )
+}
+
 /// The geometric mean of `q` (ratios, each at least 0); 0 if any is 0.
 pub fn geometric_mean(q: &[f64]) -> Option<f64> {
     if q.is_empty() {
@@ -358,7 +368,7 @@ impl Claim {
     }
 
     /// The medians of replicates `reps`.
-    fn combine(&self, reps: &[Measured]) -> Measured {
+    pub fn combine(&self, reps: &[Measured]) -> Measured {
         if reps.len() == 1 {
             return reps[0].clone();
         }
@@ -430,11 +440,7 @@ impl Claim {
         let mut kept = m.clone();
         kept.per_trace.retain(|(t, _, _)| !saturated.contains(t));
         let figures: Vec<f64> = kept.per_trace.iter().filter_map(|t| t.1).collect();
-        let note = format!(
-            "the baseline's device is saturated (utilization at least {:.0}%) at {}",
-            rule::SATURATED * 100.0,
-            saturated.join(", ")
-        );
+        let note = saturated_note(saturated);
         if figures.is_empty() {
             return (Verdict::NotMeasurable, note);
         }
@@ -604,8 +610,7 @@ impl Claim {
     }
 
     /// The verdict over replicates: not measurable where the aging residue decides;
-    /// no difference where the replicates' range reaches the dead band; else the
-    /// replicates' common verdict, and "inconclusive (split)" where they differ.
+    /// else [`Claim::over_replicates`].
     fn judge_replicates(
         &self,
         m: &Measured,
@@ -628,6 +633,19 @@ impl Claim {
                 }
             }
         }
+        self.over_replicates(m, replicates, "aging seed")
+    }
+
+    /// The verdict on the medians `m` of `replicates` (each judged on its own): no
+    /// difference where the replicates' range reaches the dead band; else the
+    /// replicates' common verdict, and "inconclusive (split)" where they differ, each
+    /// replicate named by its `seed` (what the replicates differ in).
+    pub fn over_replicates(
+        &self,
+        m: &Measured,
+        replicates: &[Replicate],
+        seed: &str,
+    ) -> (Verdict, String) {
         let (verdict, why) = self.judge(m);
         if replicates.len() < 2 || m.value.is_none() {
             return (verdict, why);
@@ -683,7 +701,7 @@ impl Claim {
         ] {
             let s = seeds(v);
             if !s.is_empty() {
-                parts.push(format!("{} with aging seed {}", v.name(), s.join(", ")));
+                parts.push(format!("{} with {seed} {}", v.name(), s.join(", ")));
             }
         }
         (

@@ -16,7 +16,11 @@
 //! Resolved details:
 //! * Device: samsung-k9 timing at 16 GiB with a page-level FTL, erased (as docs/ssd.md's
 //!   tables); t_cache = t_bus = 10 us; each cell runs its requests of the generator
-//!   with Poisson arrivals of mean `gap_ms` (seed 1).
+//!   with Poisson arrivals of mean `gap_ms`.
+//! * Replicates and views: every cell runs under each workload seed (the arrival
+//!   gaps and the generators' random choices) and in each view, as captured and in
+//!   steady state ([`ApuCell::run_with`]); claims are judged per replicate and view and
+//!   over the replicates by the rule of [`crate::claims`] (docs/experiments.md).
 //! * Length: a cache that a run never fills measures only its cold start, so a cell
 //!   with a cache runs enough requests to write [`FILL`] times its lines on average
 //!   ([`ApuStudy::requests_for`]), and never fewer than `requests`. Constant-write
@@ -54,16 +58,17 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use wafer_ftl::address_map::MappedReader;
-use wafer_ftl::{AddressMap, Mapper};
+use wafer_ftl::{AddressMap, Ftl, Mapper};
 use wafer_ssd::{Apu, Arrival, Assoc, CacheConfig, FtlFlash, Ssd, SsdConfig, VecReader};
 use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec, IozoneParams, MicroKind};
 use wafer_trace::{Op, Request, RequestReader};
 
-use crate::claims::{Claim, Form, Measured, Metric, Over};
+use crate::claims::{Claim, Form, Measured, Metric, Over, Replicate, Verdict};
 use crate::error::LabError;
 use crate::parquet_file::Row;
 use crate::plot::{Chart, Kind, Series};
-use crate::spec::VERSION;
+use crate::spec::{Measure, VERSION};
+use crate::steady;
 use crate::store::{write_atomic, Store};
 use crate::study::{Observer, RunOptions, Study};
 
@@ -150,6 +155,14 @@ pub struct ApuStudy {
     pub requests: u64,
     /// Logical capacity of the device, GiB.
     pub device_gib: u64,
+    /// Independent replicates: every cell runs under workload seeds 1 to
+    /// `replicates` ([`ApuCell::seed`]); each claim is judged on each and printed as
+    /// the median with its range.
+    pub replicates: u32,
+    /// Views of every cell: as captured (the workload once, on the erased device)
+    /// and in steady state (the workload pass after pass until the device settles,
+    /// then one pass measured; [`crate::steady`]).
+    pub measures: Vec<Measure>,
 }
 
 impl ApuStudy {
@@ -169,14 +182,23 @@ impl ApuStudy {
             sweep_mb: 16,
             requests: 2_000,
             device_gib: 16,
+            replicates: 5,
+            measures: vec![Measure::AsCaptured, Measure::Steady],
         }
     }
 
+    /// The workload seeds of the replicates: 1 (the seed of the single-replicate
+    /// study, whose stored cells keep their ids) to `replicates`.
+    pub fn seeds(&self) -> Vec<u64> {
+        (1..=u64::from(self.replicates)).collect()
+    }
+
     /// The quick check: paper 004's design at its smallest and largest cache only (the
-    /// sweep keeps Fig. 11's 16 MB).
+    /// sweep keeps Fig. 11's 16 MB), 3 replicates.
     pub fn quick() -> ApuStudy {
         ApuStudy {
             sizes_mb: vec![8, 256],
+            replicates: 3,
             ..ApuStudy::paper()
         }
     }
@@ -259,9 +281,29 @@ impl ApuStudy {
                 "arrivals",
                 "not stated for the micro benchmarks; IOzone's and PostMark's own (Fig. 9)",
                 format!(
-                    "Poisson, mean gaps {} ms (seed 1), each reported; PostMark's captured times are replaced by them",
+                    "Poisson, mean gaps {} ms, each reported; PostMark's captured times are replaced by them",
                     list(self.gaps_ms.iter().map(f64::to_string).collect())
                 ),
+            ),
+            (
+                "replicates",
+                "one run per setting",
+                format!(
+                    "{} workload seeds (1 to {}: the arrival gaps and the generators' random choices); each claim's figure is the median over them with its range",
+                    self.replicates, self.replicates
+                ),
+            ),
+            (
+                "measure",
+                "the workload once, from the start of the simulation",
+                list(self.measures.iter().map(|m| match m {
+                    Measure::AsCaptured => "as captured (the workload once, on the erased device)".to_string(),
+                    Measure::Steady => format!(
+                        "steady state (the workload pass after pass until each pass's erases and busy time settle, SNIA PTS rule over {} passes, at most {}; then one pass measured)",
+                        steady::WINDOW,
+                        steady::MAX_PASSES
+                    ),
+                }).collect()),
             ),
             (
                 "idle threshold",
@@ -336,6 +378,16 @@ impl ApuStudy {
     /// at the 2 ms threshold; then the idle-threshold sweep per gap and sweep workload.
     pub fn cells(&self) -> Vec<ApuCell> {
         let mut out = Vec::new();
+        for &measure in &self.measures {
+            for seed in self.seeds() {
+                self.replicate_cells(seed, measure, &mut out);
+            }
+        }
+        out
+    }
+
+    /// The cells of one replicate and view, into `out`.
+    fn replicate_cells(&self, seed: u64, measure: Measure, out: &mut Vec<ApuCell>) {
         let cell =
             |gap_ms: f64, kind: &str, mb: u64, ways: u32, apu: &str, thr: f64, sweep| ApuCell {
                 kind: kind.to_string(),
@@ -347,6 +399,8 @@ impl ApuStudy {
                 requests: self.requests_for(kind, mb),
                 device_gib: self.device_gib,
                 sweep,
+                seed,
+                measure,
                 version: VERSION.to_string(),
             };
         for &g in &self.gaps_ms {
@@ -366,7 +420,6 @@ impl ApuStudy {
                 }
             }
         }
-        out
     }
 }
 
@@ -456,6 +509,14 @@ fn device(gib: u64) -> Result<wafer_ftl::Device, String> {
     Ok(dev)
 }
 
+fn first_seed() -> u64 {
+    1
+}
+
+fn is_first_seed(s: &u64) -> bool {
+    *s == 1
+}
+
 /// One timed-device run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApuCell {
@@ -478,6 +539,13 @@ pub struct ApuCell {
     pub device_gib: u64,
     /// Part of the idle-threshold sweep.
     pub sweep: bool,
+    /// Workload seed: the Poisson arrival gaps and the generators' random choices
+    /// (left out of the id at 1, so that cells stored before replicates keep theirs).
+    #[serde(default = "first_seed", skip_serializing_if = "is_first_seed")]
+    pub seed: u64,
+    /// What the cell measures (left out of the id when as captured).
+    #[serde(default, skip_serializing_if = "Measure::is_as_captured")]
+    pub measure: Measure,
     /// wafer version.
     pub version: String,
 }
@@ -538,7 +606,7 @@ impl ApuCell {
                     Box::new(VecReader::new(t.requests.clone())),
                     Arrival::Poisson {
                         mean_ns: (self.gap_ms * 1e6).round() as u64,
-                        seed: 1,
+                        seed: self.seed,
                     },
                 )
             }
@@ -548,6 +616,7 @@ impl ApuCell {
                     arrival: GenArrival::Poisson {
                         mean_ns: self.gap_ms * 1e6,
                     },
+                    seed: self.seed,
                     ..iozone_params()
                 });
                 (spec.open()?, Arrival::Trace)
@@ -563,7 +632,7 @@ impl ApuCell {
                     return Err(fail(format!("{kind} is not a paper 004 workload")));
                 };
                 p.requests = self.requests;
-                p.seed = 1;
+                p.seed = self.seed;
                 p.arrival = GenArrival::Poisson {
                     mean_ns: self.gap_ms * 1e6,
                 };
@@ -573,6 +642,9 @@ impl ApuCell {
                 (spec.open()?, Arrival::Trace)
             }
         };
+        if self.measure == Measure::Steady {
+            return self.steady(ssd, rd.as_mut(), arrival).map_err(fail);
+        }
         wafer_ssd::run(&mut ssd, rd.as_mut(), arrival, None, |_| {}, |_, _| {})
             .map_err(|e| fail(e.to_string()))?;
         let r = ssd.finish();
@@ -592,6 +664,137 @@ impl ApuCell {
             lines_used: used,
             evictions,
             utilization: r.timing.utilization,
+            passes: 0,
+            settled: None,
+        })
+    }
+
+    /// The steady-state view: the workload `rd` (arriving by `arrival`) replayed on
+    /// `ssd` pass after pass, each pass starting one mean gap after the last one's
+    /// final arrival, until every pass's erases and device busy time settle
+    /// ([`steady::settled_after`]) or [`steady::MAX_PASSES`] passes ran ("not
+    /// steady"); then one more pass, the one measured. The cache and the FTL keep
+    /// their state from pass to pass.
+    fn steady(
+        &self,
+        mut ssd: Ssd<FtlFlash>,
+        rd: &mut dyn RequestReader,
+        arrival: Arrival,
+    ) -> Result<ApuResult, String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let mut reqs = Vec::new();
+        let mut batch = Vec::new();
+        while rd.read_batch(&mut batch).map_err(|e| err(&e))? {
+            reqs.extend_from_slice(&batch);
+        }
+        // The arrival times once, as the as-captured run draws them.
+        if let Arrival::Poisson { .. } = arrival {
+            let mut times = wafer_ssd::Arrivals::new(arrival).map_err(|e| err(&e))?;
+            for r in &mut reqs {
+                r.time_ns = times.next(r).ok_or("a Poisson arrival has a time")?;
+            }
+        }
+        let (Some(first), Some(last)) = (reqs.first(), reqs.last()) else {
+            return Err("the workload has no requests".into());
+        };
+        let (t0, span) = (first.time_ns, last.time_ns - first.time_ns);
+        let gap = (self.gap_ms * 1e6).round() as u64;
+        let mut start = 0u64;
+        // The last completion so far: a pass is served from its first arrival or from
+        // the end of the backlog the passes before it left, whichever is later.
+        let mut served_to = 0u64;
+        let mut pass = |ssd: &mut Ssd<FtlFlash>,
+                        observe: &mut dyn FnMut(&Request, &wafer_ssd::Completion)|
+         -> Result<u64, String> {
+            let shifted: Vec<Request> = reqs
+                .iter()
+                .map(|r| Request {
+                    time_ns: r.time_ns - t0 + start,
+                    ..*r
+                })
+                .collect();
+            let from = start.max(served_to);
+            wafer_ssd::run(
+                ssd,
+                &mut VecReader::new(shifted),
+                Arrival::Trace,
+                None,
+                |_| {},
+                |r, c| {
+                    served_to = served_to.max(c.done_ns);
+                    observe(r, c)
+                },
+            )
+            .map_err(|e| err(&e))?;
+            start += span + gap;
+            Ok(from)
+        };
+        let erased = |ssd: &Ssd<FtlFlash>| ssd.flash().ftl().counters().erases;
+        let (mut erases, mut busy) = (Vec::new(), Vec::new());
+        let mut settled = false;
+        while erases.len() < steady::MAX_PASSES {
+            let (e0, b0) = (erased(&ssd), ssd.busy_ns());
+            pass(&mut ssd, &mut |_, _| {})?;
+            erases.push((erased(&ssd) - e0) as f64);
+            busy.push((ssd.busy_ns() - b0) as f64);
+            if steady::settled_after(&[&erases, &busy]).is_some() {
+                settled = true;
+                break;
+            }
+        }
+        // The measured pass.
+        let stats = |ssd: &Ssd<FtlFlash>| ssd.cache().map(|c| c.stats().clone());
+        let before = stats(&ssd);
+        let b0 = ssd.busy_ns();
+        let mut sum = [(0u64, 0u64); 3];
+        let mut end = 0u64;
+        let from = pass(&mut ssd, &mut |r, c| {
+            let t = c.response_ns();
+            let mut add = |i: usize| sum[i] = (sum[i].0 + t, sum[i].1 + 1);
+            add(0);
+            match r.op {
+                Op::Read => add(1),
+                Op::Write => add(2),
+                Op::Trim => {}
+            }
+            end = end.max(c.done_ns);
+        })?;
+        let mean_ms = |(t, n): (u64, u64)| {
+            if n == 0 {
+                0.0
+            } else {
+                t as f64 / n as f64 * 1e-6
+            }
+        };
+        let (od, af, used, evictions) = match (before, stats(&ssd)) {
+            (Some(a), Some(b)) => (
+                b.on_demand_flushes - a.on_demand_flushes,
+                b.apu_flushes - a.apu_flushes,
+                b.fills_stale,
+                b.fills_clean + b.on_demand_flushes - a.fills_clean - a.on_demand_flushes,
+            ),
+            _ => (0, 0, 0, 0),
+        };
+        // Busy time over the time the pass was served: a device that never caught up
+        // with the passes before is busy all of it (saturated).
+        let span = end.saturating_sub(from);
+        Ok(ApuResult {
+            id: self.id(),
+            cell: self.clone(),
+            mean_ms: mean_ms(sum[0]),
+            read_mean_ms: mean_ms(sum[1]),
+            write_mean_ms: mean_ms(sum[2]),
+            on_demand_flushes: od,
+            apu_flushes: af,
+            lines_used: used,
+            evictions,
+            utilization: if span == 0 {
+                0.0
+            } else {
+                (ssd.busy_ns() - b0) as f64 / span as f64
+            },
+            passes: erases.len() as u64,
+            settled: Some(settled),
         })
     }
 }
@@ -621,6 +824,13 @@ pub struct ApuResult {
     /// Device utilization (busy / span).
     #[serde(alias = "utilisation")]
     pub utilization: f64,
+    /// Steady state: preconditioning passes before the measured one (0 as captured).
+    #[serde(default)]
+    pub passes: u64,
+    /// Steady state: whether the passes settled within [`steady::MAX_PASSES`] (None
+    /// as captured).
+    #[serde(default)]
+    pub settled: Option<bool>,
 }
 
 /// What [`execute`] produced.
@@ -655,11 +865,13 @@ impl Study for ApuStudy {
 
     fn label(&self, c: &ApuCell) -> String {
         format!(
-            "{} {} MiB {} gap {} ms",
+            "{} {} MiB {} gap {} ms seed {} {}",
             c.kind,
             c.cache_mb,
             c.config(),
-            c.gap_ms
+            c.gap_ms,
+            c.seed,
+            c.measure.name()
         )
     }
 
@@ -689,8 +901,14 @@ impl Study for ApuStudy {
     }
 
     /// The longest cells first: requests x the pages each writes or reads, roughly.
+    /// A steady-state cell runs at least `WINDOW + 1` passes.
     fn cost(&self, c: &ApuCell) -> u64 {
-        c.requests
+        let passes = match c.measure {
+            Measure::AsCaptured => 1,
+            Measure::Steady => steady::WINDOW as u64 + 1,
+        };
+        passes
+            * c.requests
             * match c.kind.as_str() {
                 "iozone" => 16,
                 "postmark" => 1,
@@ -767,9 +985,11 @@ impl ApuResult {
     /// column order of `apu-results.csv` and `apu-results.parquet`.
     pub fn row(&self) -> Row {
         let c = &self.cell;
-        let cols: [(&str, serde_json::Value); 18] = [
+        let cols: [(&str, serde_json::Value); 22] = [
             ("cell_id", self.id.clone().into()),
             ("kind", c.kind.clone().into()),
+            ("seed", c.seed.into()),
+            ("measure", c.measure.name().into()),
             ("gap_ms", c.gap_ms.into()),
             ("cache_mb", c.cache_mb.into()),
             ("ways", c.ways.into()),
@@ -785,6 +1005,8 @@ impl ApuResult {
             ("lines_used", self.lines_used.into()),
             ("evictions", self.evictions.into()),
             ("utilization", self.utilization.into()),
+            ("passes", self.passes.into()),
+            ("settled", self.settled.into()),
             ("wafer_version", c.version.clone().into()),
         ];
         cols.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
@@ -794,17 +1016,34 @@ impl ApuResult {
 /// `results.csv`, `.parquet` and `.json`, one flat row per cell.
 fn write_tables(out: &Path, results: &[ApuResult]) -> Result<(), LabError> {
     let rows: Vec<Row> = results.iter().map(ApuResult::row).collect();
-    Store::new(out).write_tables(&rows, rows.first())?;
+    // The column types come from a row with every column set (`settled` is empty as
+    // captured).
+    let template = results.first().map(|r| {
+        ApuResult {
+            settled: Some(false),
+            ..r.clone()
+        }
+        .row()
+    });
+    Store::new(out).write_tables(&rows, template.as_ref())?;
     Ok(())
 }
 
+/// The grid cells of `kind` at gap `gap` that the figures show: the first
+/// replicate, as captured.
 fn grid<'a>(rs: &'a [ApuResult], gap: f64, kind: &'a str) -> impl Iterator<Item = &'a ApuResult> {
-    rs.iter()
-        .filter(move |r| !r.cell.sweep && r.cell.gap_ms == gap && r.cell.kind == kind)
+    rs.iter().filter(move |r| {
+        !r.cell.sweep
+            && r.cell.gap_ms == gap
+            && r.cell.kind == kind
+            && r.cell.seed == 1
+            && r.cell.measure == Measure::AsCaptured
+    })
 }
 
 /// Mean response time vs cache size per (ways, APU), one chart per kind and load;
-/// mean response time vs idle threshold per load.
+/// mean response time vs idle threshold per load; the first replicate as captured
+/// (the claims give every replicate and view).
 fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
     let mut out = Vec::new();
     let cats: Vec<String> = study.sizes_mb.iter().map(|m| format!("{m} MB")).collect();
@@ -847,7 +1086,9 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
             out.push((
                 format!("apu-response-{k}-gap{g}ms"),
                 Chart {
-                    title: format!("{k}, Poisson arrivals, mean gap {g} ms: mean response time"),
+                    title: format!(
+                        "{k}, Poisson arrivals, mean gap {g} ms: mean response time (seed 1, as captured)"
+                    ),
                     x_label: "on-board cache size".into(),
                     y_label: "mean response time (ms)".into(),
                     categories: Some(cats.clone()),
@@ -862,7 +1103,13 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
         for k in &study.sweep_kinds {
             let pts: Vec<(f64, f64)> = rs
                 .iter()
-                .filter(|r| r.cell.sweep && r.cell.gap_ms == g && r.cell.kind == *k)
+                .filter(|r| {
+                    r.cell.sweep
+                        && r.cell.gap_ms == g
+                        && r.cell.kind == *k
+                        && r.cell.seed == 1
+                        && r.cell.measure == Measure::AsCaptured
+                })
                 .map(|r| (r.cell.idle_threshold_ms, r.mean_ms))
                 .collect();
             if pts.is_empty() {
@@ -872,7 +1119,7 @@ fn figures(study: &ApuStudy, rs: &[ApuResult]) -> Vec<(String, Chart)> {
                 format!("apu-idle-threshold-{k}-gap{g}ms"),
                 Chart {
                     title: format!(
-                        "{k} {} MB 2-way APU-LRU, gap {g} ms: response vs idle threshold",
+                        "{k} {} MB 2-way APU-LRU, gap {g} ms: response vs idle threshold (seed 1, as captured)",
                         study.sweep_mb
                     ),
                     x_label: "idle threshold (ms)".into(),
@@ -932,41 +1179,272 @@ fn claim(
     }
 }
 
-/// The verdict line of `c` on per-load figures (`(load, figure, the baseline's
-/// device saturated)`).
-fn verdict(c: &Claim, per_load: Vec<(String, Option<f64>, bool)>) -> String {
-    let saturated: Vec<String> = per_load
+/// How one claim is judged on one replicate and view.
+enum Judge {
+    /// By the shared rule, on per-load figures `(load, figure, whether the baseline's
+    /// device ran saturated there)`.
+    Rule(Claim, Vec<(String, Option<f64>, bool)>),
+    /// A claim that two settings do not differ: per-load ratios, set against the dead
+    /// band. The rule judges an effect in one direction and has no outcome that
+    /// supports an absence of effect, so none is drawn.
+    NoDifference(&'static str, Vec<(String, f64)>),
+}
+
+/// One claim (or a second claim on the same figures) as measured on one replicate
+/// and view.
+struct Entry {
+    /// The paper's claim, printed above wafer's figures.
+    paper: Option<String>,
+    /// wafer's figures, one line per load.
+    lines: Vec<String>,
+    judge: Option<Judge>,
+}
+
+/// The claims of one replicate and view, in the order they are printed.
+#[derive(Default)]
+struct Entries(Vec<Entry>);
+
+impl Entries {
+    /// The entry being written: a new one after a judged one.
+    fn open(&mut self) -> &mut Entry {
+        if self.0.last().is_none_or(|e| e.judge.is_some()) {
+            self.0.push(Entry {
+                paper: None,
+                lines: Vec::new(),
+                judge: None,
+            });
+        }
+        self.0.last_mut().expect("an open entry")
+    }
+
+    fn paper(&mut self, text: String) {
+        self.0.push(Entry {
+            paper: Some(text),
+            lines: Vec::new(),
+            judge: None,
+        });
+    }
+
+    fn line(&mut self, text: String) {
+        self.open().lines.push(text);
+    }
+
+    fn verdict(&mut self, c: Claim, per_load: Vec<(String, Option<f64>, bool)>) {
+        self.open().judge = Some(Judge::Rule(c, per_load));
+    }
+
+    fn no_verdict(&mut self, what: &'static str, per_load: Vec<(String, f64)>) {
+        self.open().judge = Some(Judge::NoDifference(what, per_load));
+    }
+}
+
+/// The cells of replicate `seed` in view `measure`.
+fn subset(rs: &[ApuResult], seed: u64, measure: Measure) -> Vec<ApuResult> {
+    rs.iter()
+        .filter(|r| r.cell.seed == seed && r.cell.measure == measure)
+        .cloned()
+        .collect()
+}
+
+/// The view's name as printed.
+fn view_name(m: Measure) -> &'static str {
+    match m {
+        Measure::AsCaptured => "as captured",
+        Measure::Steady => "steady state",
+    }
+}
+
+/// Paper 004's claims, each followed by what wafer measured, in each view (as
+/// captured, steady state): the first replicate's figures at each load; with
+/// replicates, the claim's figure as the median over them with its range and each
+/// replicate's own figure and verdict; then the verdict by the rule of the grid
+/// presets over the replicates (`crate::claims`), the loads standing where a grid
+/// preset has traces.
+pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
+    let seeds = study.seeds();
+    let views: Vec<(Measure, Vec<(u64, Entries)>)> = study
+        .measures
         .iter()
-        .filter(|x| x.2)
-        .map(|x| x.0.clone())
+        .map(|&m| {
+            let reps = seeds
+                .iter()
+                .map(|&s| (s, entries(study, &subset(rs, s, m))))
+                .collect();
+            (m, reps)
+        })
         .collect();
-    let per_load: Vec<(String, Option<f64>)> =
-        per_load.into_iter().map(|(l, v, _)| (l, v)).collect();
-    let figures: Vec<f64> = per_load.iter().filter_map(|x| x.1).collect();
-    let m = Measured {
-        // Ratios aggregate by their geometric mean, as every claim's do.
-        value: c.aggregate(&figures),
-        range: None,
-        effects: figures,
-        per_trace: per_load.into_iter().map(|(l, v)| (l, v, 1)).collect(),
-        not_comparable: Vec::new(),
+    let Some(template) = views.first().and_then(|(_, reps)| reps.first()) else {
+        return Vec::new();
     };
-    let (v, why) = c.judge_unsaturated(&m, &saturated);
-    format!(
+    let mut out = Vec::new();
+    for (i, e) in template.1 .0.iter().enumerate() {
+        out.extend(e.paper.clone());
+        for (m, reps) in &views {
+            // Entry i of every replicate (a replicate whose cells are missing may
+            // have fewer claims: it is left out).
+            let at: Vec<(u64, &Entry)> = reps
+                .iter()
+                .filter_map(|(s, es)| es.0.get(i).filter(|x| x.paper == e.paper).map(|x| (*s, x)))
+                .collect();
+            let Some(&(first, shown)) = at.first() else {
+                continue;
+            };
+            if views.len() > 1 {
+                out.push(format!("  {}:", view_name(*m)));
+            }
+            for l in &shown.lines {
+                out.push(if seeds.len() > 1 {
+                    l.replacen("  wafer", &format!("  wafer, seed {first}"), 1)
+                } else {
+                    l.clone()
+                });
+            }
+            match &shown.judge {
+                Some(Judge::Rule(c, _)) => out.extend(judged(c, &at)),
+                Some(Judge::NoDifference(what, _)) => out.push(no_verdict(what, &at)),
+                None => {}
+            }
+        }
+    }
+    out
+}
+
+/// The lines of claim `c` judged over the replicates `at` (seed, entry): with
+/// several, the median and range and each replicate's figure and verdict; then the
+/// verdict. Loads where the baseline's device ran saturated are left out of every
+/// figure; with none left the claim is not measurable.
+fn judged(c: &Claim, at: &[(u64, &Entry)]) -> Vec<String> {
+    let mut saturated: Vec<String> = Vec::new();
+    let mut reps = Vec::new();
+    for (seed, e) in at {
+        let Some(Judge::Rule(_, per_load)) = &e.judge else {
+            continue;
+        };
+        let kept: Vec<(String, Option<f64>, usize)> = per_load
+            .iter()
+            .filter(|(_, _, sat)| !sat)
+            .map(|(load, v, _)| (load.clone(), *v, 1))
+            .collect();
+        let all_saturated = kept.is_empty() && !per_load.is_empty();
+        saturated.extend(per_load.iter().filter(|x| x.2).map(|x| x.0.clone()));
+        let figures: Vec<f64> = kept.iter().filter_map(|x| x.1).collect();
+        let measured = Measured {
+            // Ratios aggregate by their geometric mean, as every claim's do.
+            value: c.aggregate(&figures),
+            range: None,
+            effects: figures,
+            per_trace: kept,
+            not_comparable: Vec::new(),
+        };
+        let verdict = if all_saturated {
+            Verdict::NotMeasurable
+        } else {
+            c.judge(&measured).0
+        };
+        reps.push(Replicate {
+            seed: Some(*seed),
+            measured,
+            verdict,
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    saturated.retain(|l| seen.insert(l.clone()));
+    let m = c.combine(&reps.iter().map(|r| r.measured.clone()).collect::<Vec<_>>());
+    let note = crate::claims::saturated_note(&saturated);
+    let (v, why) = if m.per_trace.is_empty() && !saturated.is_empty() {
+        (Verdict::NotMeasurable, note)
+    } else {
+        let (v, why) = c.over_replicates(&m, &reps, "seed");
+        if saturated.is_empty() {
+            (v, why)
+        } else {
+            (v, format!("{why}; left out: {note}"))
+        }
+    };
+    let mut out = Vec::new();
+    if reps.len() > 1 {
+        let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| c.show(v));
+        let (k, n) = (
+            m.effects.iter().filter(|&&v| c.favourable(v)).count(),
+            m.effects.len(),
+        );
+        out.push(format!(
+            "  wafer, median over {} replicates: {}{} (geometric mean over loads); {k} of {n} cells (load x replicate) favourable",
+            reps.len(),
+            show(m.value),
+            m.range.map_or(String::new(), |(lo, hi)| format!(
+                " [{}..{}]",
+                c.show(lo),
+                c.show(hi)
+            ))
+        ));
+        let each: Vec<String> = reps
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}: {} {}",
+                    r.seed.unwrap_or(0),
+                    show(r.measured.value),
+                    r.verdict.name()
+                )
+            })
+            .collect();
+        out.push(format!("         by seed: {}", each.join("; ")));
+    }
+    out.push(format!(
         "  verdict: {} ({why}; the loads stand where traces do)",
         v.name()
+    ));
+    out
+}
+
+/// The line printed in place of a verdict for a claim that two settings do not
+/// differ ([`Judge::NoDifference`]): its ratios, over loads and replicates, set
+/// against the rule's dead band.
+fn no_verdict(what: &str, at: &[(u64, &Entry)]) -> String {
+    let several = at.len() > 1;
+    let mut per: Vec<(String, f64)> = Vec::new();
+    for (seed, e) in at {
+        if let Some(Judge::NoDifference(_, per_load)) = &e.judge {
+            for (l, q) in per_load {
+                let label = if several {
+                    format!("{l}, seed {seed}")
+                } else {
+                    l.clone()
+                };
+                per.push((label, *q));
+            }
+        }
+    }
+    let within: Vec<&str> = per
+        .iter()
+        .filter(|(_, q)| q.ln().abs() < crate::claims::rule::DEAD_BAND)
+        .map(|(l, _)| l.as_str())
+        .collect();
+    format!(
+        "  no verdict: the rule judges an effect in one direction and cannot support a claim of no difference; \
+         {what} is within its {:.1}% dead band at {} of {} {}{}",
+        crate::claims::rule::DEAD_BAND * 100.0,
+        within.len(),
+        per.len(),
+        if several { "cells (load x replicate)" } else { "loads" },
+        if within.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", within.join(if several { "; " } else { ", " }))
+        }
     )
 }
 
-/// Paper 004's claims, each followed by what wafer measured at each load and the
-/// verdict by the rule of the grid presets.
-pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
-    let mut out = Vec::new();
+/// Paper 004's claims on the cells `rs` of one replicate and view: each claim's
+/// lines and figures per load.
+fn entries(study: &ApuStudy, rs: &[ApuResult]) -> Entries {
+    let mut out = Entries::default();
     let gap = |g: f64| format!("{g} ms gap");
     let small = study.sizes_mb.first().copied().unwrap_or(8);
     let f = |v: Option<f64>| v.map_or("not run".to_string(), |v| format!("{v:.3} ms"));
     let mut constant = Vec::new();
-    out.push("paper: Constant Write Only drops from 6.8 ms (no cache) to under 0.3 ms with any cache size, associativity or APU".into());
+    out.paper("paper: Constant Write Only drops from 6.8 ms (no cache) to under 0.3 ms with any cache size, associativity or APU".into());
     for &g in &study.gaps_ms {
         let k = "constant-write";
         let nc = mean_of(rs, |r| {
@@ -987,7 +1465,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             .map(|r| r.mean_ms)
             .fold(f64::MIN, f64::max);
         if lo <= hi {
-            out.push(format!(
+            out.line(format!(
                 "  wafer, {g} ms gap: no cache {}, any cache {lo:.3} .. {hi:.3} ms",
                 f(nc)
             ));
@@ -998,8 +1476,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             constant.push((gap(g), nc.filter(|&n| n > 0.0).map(|n| 1.0 - hi / n), sat));
         }
     }
-    out.push(verdict(
-        &claim(
+    out.verdict(
+        claim(
             "constant write: any cache cuts the mean from 6.8 ms to under 0.3 ms",
             "any cache",
             "no cache",
@@ -1008,12 +1486,12 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             Some(1.0 - 0.3 / 6.8),
         ),
         constant,
-    ));
+    );
     for (k, name) in [
         ("random-write", "Random Write Only"),
         ("write-biased", "Random Write Biased"),
     ] {
-        out.push(format!("paper: {name}, small caches: APU cuts mean response time versus write-back alone (up to an order of magnitude)"));
+        out.paper(format!("paper: {name}, small caches: APU cuts mean response time versus write-back alone (up to an order of magnitude)"));
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let at = |apu: &str| {
@@ -1026,7 +1504,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 })
             };
             if let (Some(wb), Some(lru)) = (at("off"), at("lru")) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap, {small} MB (mean over ways): write-back {wb:.3} ms, APU-LRU {lru:.3} ms, APU-LFU {}: {:.2}x",
                     f(at("lfu")),
                     wb / lru
@@ -1041,8 +1519,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 per.push((gap(g), (lru > 0.0).then(|| wb / lru), sat));
             }
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "APU-LRU cuts the mean versus write-back alone, up to 10x",
                 "APU-LRU",
                 "write-back",
@@ -1051,12 +1529,12 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 Some(10.0),
             ),
             per,
-        ));
+        );
     }
     // Paper 004, Sec. 4.3.1: "Without the automatic update policies, the average
     // response time using a cache turns out to be slightly inferior to the case
     // without a cache, for small cache sizes (< 32 MB)", of both random benchmarks.
-    out.push("paper: Random Write Only and Write Biased: below 32 MB, write-back alone is slightly slower than no cache".into());
+    out.paper("paper: Random Write Only and Write Biased: below 32 MB, write-back alone is slightly slower than no cache".into());
     let mut below = Vec::new();
     for k in ["random-write", "write-biased"] {
         for &g in &study.gaps_ms {
@@ -1072,7 +1550,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 !r.cell.sweep && r.cell.gap_ms == g && r.cell.kind == k && r.cell.cache_mb == 0
             };
             if let (Some(wb), Some(nc)) = (mean_of(rs, small_wb), mean_of(rs, none)) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {k}, {g} ms gap: no cache {nc:.3} ms, write-back below 32 MB (mean over sizes and ways) {wb:.3} ms: {:.2}x",
                     wb / nc
                 ));
@@ -1081,8 +1559,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             }
         }
     }
-    out.push(verdict(
-        &claim(
+    out.verdict(
+        claim(
             "below 32 MB, write-back alone is slower than no cache (random write, write biased)",
             "no cache",
             "write-back below 32 MB",
@@ -1091,8 +1569,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             None,
         ),
         below,
-    ));
-    out.push(
+    );
+    out.paper(
         "paper: Thrash Balanced: higher associativity cuts the response time (2-way vs direct mapped: 7x for write-back)"
             .into(),
     );
@@ -1110,7 +1588,7 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
         };
         for apu in ["off", "lru"] {
             if let (Some(a), Some(b)) = (at(1, apu), at(2, apu)) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap, {} (mean over sizes): 1-way {a:.3} ms, 2-way {b:.3} ms: {:.2}x",
                     if apu == "off" { "write-back" } else { "APU-LRU" },
                     a / b
@@ -1129,8 +1607,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             }
         }
     }
-    out.push(verdict(
-        &claim(
+    out.verdict(
+        claim(
             "thrash: 2-way is 7x faster than direct mapped (write-back)",
             "2-way",
             "1-way",
@@ -1139,8 +1617,8 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             Some(7.0),
         ),
         thrash,
-    ));
-    out.extend(apps(study, rs));
+    );
+    apps(study, rs, &mut out);
     out
 }
 
@@ -1167,37 +1645,12 @@ fn grid_saturated(rs: &[ApuResult], g: f64, kind: &str, sel: impl Fn(&ApuCell) -
     })
 }
 
-/// The line printed in place of a verdict for a claim that two settings do not differ:
-/// the shared rule judges an effect in the paper's direction and has no outcome that
-/// supports an absence of effect, so none is drawn; the figures are set against the
-/// rule's dead band instead.
-fn no_verdict(what: &str, per_load: &[(String, f64)]) -> String {
-    let within: Vec<&str> = per_load
-        .iter()
-        .filter(|(_, q)| q.ln().abs() < crate::claims::rule::DEAD_BAND)
-        .map(|(l, _)| l.as_str())
-        .collect();
-    format!(
-        "  no verdict: the rule judges an effect in one direction and cannot support a claim of no difference; \
-         {what} is within its {:.1}% dead band at {} of {} loads{}",
-        crate::claims::rule::DEAD_BAND * 100.0,
-        within.len(),
-        per_load.len(),
-        if within.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", within.join(", "))
-        }
-    )
-}
-
-/// Paper 004's Sec. 4.3.2 findings on IOzone and PostMark (Figs. 10-11).
-fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
-    let mut out = Vec::new();
+/// Paper 004's Sec. 4.3.2 findings on IOzone and PostMark (Figs. 10-11), into `out`.
+fn apps(study: &ApuStudy, rs: &[ApuResult], out: &mut Entries) {
     let gap = |g: f64| format!("{g} ms gap");
     let has = |k: &str| study.kinds.iter().any(|x| x == k);
     let (Some(&small), Some(&large)) = (study.sizes_mb.first(), study.sizes_mb.last()) else {
-        return out;
+        return;
     };
     let mean = |r: &ApuResult| r.mean_ms;
     let write = |r: &ApuResult| r.write_mean_ms;
@@ -1205,7 +1658,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
         let k = "iozone";
         // The cache at the smallest size against no cache, "up to 14%": the best
         // configuration at that size.
-        out.push("paper: IOzone (all writes), 8 MB: the cache improves the mean response time over no cache by up to 14% (Fig. 10(a-c))".into());
+        out.paper("paper: IOzone (all writes), 8 MB: the cache improves the mean response time over no cache by up to 14% (Fig. 10(a-c))".into());
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let nc = grid_mean(rs, g, k, |c| c.cache_mb == 0, mean);
@@ -1222,7 +1675,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             let best = at.iter().min_by(|a, b| a.1.total_cmp(&b.1));
             let worst = at.iter().map(|a| a.1).fold(f64::MIN, f64::max);
             if let (Some(nc), Some((name, b))) = (nc, best) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap: no cache {nc:.3} ms; {small} MB: best {name} {b:.3} ms ({:+.1}%), slowest {worst:.3} ms ({:+.1}%)",
                     100.0 * (1.0 - b / nc),
                     100.0 * (1.0 - worst / nc)
@@ -1231,8 +1684,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 per.push((gap(g), (nc > 0.0).then(|| 1.0 - b / nc), sat));
             }
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "IOzone, smallest cache: up to 14% less mean response time than no cache",
                 "the best cache configuration",
                 "no cache",
@@ -1241,8 +1694,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 Some(0.14),
             ),
             per,
-        ));
-        out.push(
+        );
+        out.paper(
             "paper: IOzone, large caches: more than 50% reduction in the response time for writes (Fig. 10(a-c))"
                 .into(),
         );
@@ -1251,7 +1704,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             let nc = grid_mean(rs, g, k, |c| c.cache_mb == 0, write);
             let big = grid_mean(rs, g, k, |c| c.cache_mb == large, write);
             if let (Some(nc), Some(big)) = (nc, big) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap, writes: no cache {nc:.3} ms, {large} MB (mean over ways and APU settings) {big:.3} ms: {:+.1}%",
                     100.0 * (1.0 - big / nc)
                 ));
@@ -1259,8 +1712,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 per.push((gap(g), (nc > 0.0).then(|| 1.0 - big / nc), sat));
             }
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "IOzone, the largest cache: more than 50% less write response time than no cache",
                 "the largest cache",
                 "no cache",
@@ -1269,8 +1722,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 Some(0.5),
             ),
             per,
-        ));
-        out.push(
+        );
+        out.paper(
             "paper: IOzone: APU reduces the response time further than write-back alone, most for small caches (Fig. 10(a-c))"
                 .into(),
         );
@@ -1285,7 +1738,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             else {
                 continue;
             };
-            out.push(format!(
+            out.line(format!(
                 "  wafer, {g} ms gap (mean over ways): {small} MB write-back {wbs:.3} ms, APU-LRU {lrus:.3} ms: {:.2}x; {large} MB write-back {wbl:.3} ms, APU-LRU {lrul:.3} ms: {:.2}x",
                 wbs / lrus,
                 wbl / lrul
@@ -1300,8 +1753,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 sat_s || sat_l,
             ));
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "IOzone, smallest cache: APU-LRU is faster than write-back alone",
                 "APU-LRU",
                 "write-back",
@@ -1310,17 +1763,17 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 None,
             ),
             further,
-        ));
+        );
         let gains: Vec<String> = prominent
             .iter()
             .filter_map(|(l, v, _)| v.map(|v| format!("{l} {v:.2}x")))
             .collect();
-        out.push(format!(
+        out.line(format!(
             "  wafer: APU-LRU's gain at {small} MB over its gain at {large} MB: {}",
             gains.join(", ")
         ));
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "IOzone: APU-LRU's gain over write-back is larger at the smallest cache than at the largest",
                 "the smallest cache's gain",
                 "the largest cache's gain",
@@ -1329,14 +1782,14 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 None,
             ),
             prominent,
-        ));
-        out.push("paper: IOzone: no significant difference between the LRU and LFU policies for APU (Fig. 10(a-c))".into());
+        );
+        out.paper("paper: IOzone: no significant difference between the LRU and LFU policies for APU (Fig. 10(a-c))".into());
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let lru = grid_mean(rs, g, k, |c| c.cache_mb > 0 && c.apu == "lru", mean);
             let lfu = grid_mean(rs, g, k, |c| c.cache_mb > 0 && c.apu == "lfu", mean);
             if let (Some(lru), Some(lfu)) = (lru, lfu) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap (mean over sizes and ways): APU-LRU {lru:.3} ms, APU-LFU {lfu:.3} ms: APU-LRU/APU-LFU {:.4}",
                     lru / lfu
                 ));
@@ -1345,11 +1798,11 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 }
             }
         }
-        out.push(no_verdict("APU-LRU/APU-LFU", &per));
+        out.no_verdict("APU-LRU/APU-LFU", per);
     }
     if has("postmark") {
         let k = "postmark";
-        out.push("paper: PostMark: the cache with APU reduces the response time by up to 17% (Fig. 10(d-f))".into());
+        out.paper("paper: PostMark: the cache with APU reduces the response time by up to 17% (Fig. 10(d-f))".into());
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let nc = grid_mean(rs, g, k, |c| c.cache_mb == 0, mean);
@@ -1364,7 +1817,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 })
                 .min_by(|a, b| a.mean_ms.total_cmp(&b.mean_ms));
             if let (Some(nc), Some(b)) = (nc, best) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap: no cache {nc:.3} ms; best APU cell {} MB {} {:.3} ms: {:+.1}%",
                     b.cell.cache_mb,
                     b.cell.config(),
@@ -1375,8 +1828,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 per.push((gap(g), (nc > 0.0).then(|| 1.0 - b.mean_ms / nc), sat));
             }
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "PostMark: a cache with APU cuts the mean response time by up to 17% against no cache",
                 "the best APU configuration",
                 "no cache",
@@ -1385,14 +1838,14 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 Some(0.17),
             ),
             per,
-        ));
-        out.push("paper: PostMark: write-back alone shows no significant improvement with cache size (Fig. 10(d-f))".into());
+        );
+        out.paper("paper: PostMark: write-back alone shows no significant improvement with cache size (Fig. 10(d-f))".into());
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let wbs = grid_mean(rs, g, k, |c| c.cache_mb == small && c.apu == "off", mean);
             let wbl = grid_mean(rs, g, k, |c| c.cache_mb == large && c.apu == "off", mean);
             if let (Some(s), Some(l)) = (wbs, wbl) {
-                out.push(format!(
+                out.line(format!(
                     "  wafer, {g} ms gap, write-back (mean over ways): {small} MB {s:.3} ms, {large} MB {l:.3} ms: {large} MB/{small} MB {:.3}",
                     l / s
                 ));
@@ -1401,11 +1854,11 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 }
             }
         }
-        out.push(no_verdict(
+        out.no_verdict(
             "write-back's mean at the largest cache over the smallest",
-            &per,
-        ));
-        out.push(
+            per,
+        );
+        out.paper(
             "paper: PostMark: APU improves on plain write-back by 5% to 12.5% (Fig. 10(d-f))"
                 .into(),
         );
@@ -1428,15 +1881,15 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 .iter()
                 .map(|(mb, v)| format!("{mb} MB {:+.1}%", 100.0 * v))
                 .collect();
-            out.push(format!(
+            out.line(format!(
                 "  wafer, {g} ms gap, APU-LRU against write-back (mean over ways): {}",
                 shown.join(", ")
             ));
             let sat = grid_saturated(rs, g, k, |c| c.cache_mb == best_mb && c.apu == "off");
             per.push((gap(g), Some(best), sat));
         }
-        out.push(verdict(
-            &claim(
+        out.verdict(
+            claim(
                 "PostMark: APU-LRU cuts write-back's mean by up to 12.5% (5% to 12.5% over cache sizes)",
                 "APU-LRU",
                 "write-back",
@@ -1445,7 +1898,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 Some(0.125),
             ),
             per,
-        ));
+        );
     }
     // Fig. 11: APU-LRU, 16 MB, 2-way, over the idle threshold.
     for k in &study.sweep_kinds {
@@ -1454,7 +1907,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
             "postmark" => ("paper: PostMark: the mean response time decreases as the idle threshold grows (Fig. 11)", false),
             _ => continue,
         };
-        out.push(paper.into());
+        out.paper(paper.into());
         let mut per = Vec::new();
         for &g in &study.gaps_ms {
             let cells: Vec<&ApuResult> = rs
@@ -1468,7 +1921,7 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 .iter()
                 .map(|r| format!("{} ms: {:.3}", r.cell.idle_threshold_ms, r.mean_ms))
                 .collect();
-            out.push(format!(
+            out.line(format!(
                 "  wafer, {g} ms gap, {k} {} MB 2-way APU-LRU: {}",
                 study.sweep_mb,
                 pts.join(", ")
@@ -1503,9 +1956,8 @@ fn apps(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 None,
             )
         };
-        out.push(verdict(&c, per));
+        out.verdict(c, per);
     }
-    out
 }
 
 fn html(
@@ -1521,7 +1973,7 @@ fn html(
     h.push_str(&prov.html());
     h.push_str(&format!("<p>{}</p>", esc(NOTE)));
     h.push_str(&format!(
-        "<pre>{}</pre><p>Seed 1, idle threshold 2 ms except in the sweep; wafer {}.</p>",
+        "<pre>{}</pre><p>Idle threshold 2 ms except in the sweep; figures: seed 1, as captured; wafer {}.</p>",
         esc(&[study.setup_lines(), study.requests_lines()]
             .concat()
             .join("\n")),
@@ -1537,19 +1989,27 @@ fn html(
     }
     // The table's columns, without the cell id and the wafer version.
     h.push_str("<h2>Results</h2><table><tr>");
+    let inner = |row: &Row| row[1..row.len() - 1].to_vec();
     if let Some(r) = rs.first() {
-        for (c, _) in &r.row()[1..17] {
+        for (c, _) in inner(&r.row()) {
             h.push_str(&format!("<th>{c}</th>"));
         }
     }
     h.push_str("</tr>");
     for r in rs {
-        let c = &r.cell;
-        h.push_str(&format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td></tr>",
-            esc(&c.kind), c.gap_ms, c.cache_mb, c.ways, esc(&c.apu), c.idle_threshold_ms, c.sweep, c.requests,
-            r.mean_ms, r.read_mean_ms, r.write_mean_ms, r.on_demand_flushes, r.apu_flushes, r.lines_used, r.evictions, r.utilization
-        ));
+        h.push_str("<tr>");
+        for (_, v) in inner(&r.row()) {
+            let cell = match v {
+                serde_json::Value::Number(n) if n.is_f64() => {
+                    format!("{:.3}", n.as_f64().unwrap_or(f64::NAN))
+                }
+                serde_json::Value::String(s) => esc(&s),
+                serde_json::Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            h.push_str(&format!("<td>{cell}</td>"));
+        }
+        h.push_str("</tr>");
     }
     h.push_str("</table></body></html>\n");
     h
