@@ -226,7 +226,7 @@ proptest! {
     }
 }
 
-/// The example: 3,000 writes cycling over pages 0, 1, 2 (one block of 1024
+/// A worked example: 3,000 writes cycling over pages 0, 1, 2 (one block of 1024
 /// pages) through a 2-page LRU cache. From the third write on each write misses and
 /// evicts the least recently used page, which is dirty: 2,998 write-backs, all to
 /// block 0, with no read or group between them, so one burst in both variants. It

@@ -9,7 +9,7 @@ use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::wafer;
+use common::{untimed, wafer, wafer_limited};
 
 /// A trace the repository carries (`traces/README.md`).
 const TRACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../traces/fileserver.wtr");
@@ -184,19 +184,7 @@ report = false
             &std::fs::read(dir.path().join(out).join("results.json")).unwrap(),
         )
         .unwrap();
-        let rows: Vec<_> = rows
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let mut r = r.clone();
-                r.as_object_mut()
-                    .unwrap()
-                    .retain(|k, _| !k.contains("elapsed"));
-                r
-            })
-            .collect();
-        (rows, err)
+        (untimed(&rows), err)
     };
     let (prepared, err) = run("a", None);
     assert!(!err.contains("streaming"), "{err}");
@@ -223,15 +211,9 @@ fn a_streamed_cell_out_of_address_space_says_so_in_one_line() {
     let dir = tempfile::tempdir().unwrap();
     // 64 GiB of writes: 16,777,216 distinct pages, a densifier of about 640 MiB.
     let t = wide_trace(dir.path(), 64);
-    let bin = assert_cmd::cargo::cargo_bin("wafer");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -v 786432 && exec \"$0\" \"$@\"")
-        .arg(&bin)
+    let out = wafer_limited(786432)
         .args(["sim", "-p", "lru", "-c", "64p", "--jobs", "1", "-t"])
         .arg(&t)
-        .env_remove("RUST_BACKTRACE")
-        .env_remove("WAFER_MAX_MEMORY")
         .output()
         .unwrap();
     let err = String::from_utf8(out.stderr).unwrap();

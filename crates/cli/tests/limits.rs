@@ -3,7 +3,8 @@
 //! write at 2^64 - 1 showed as 0 pages in `trace info`, was dropped by `sim --stream`
 //! and `ssd --wrap` (exit 0), and a write at 2^56 shared page 0's key.
 
-use assert_cmd::Command;
+mod common;
+use common::wafer;
 
 /// The wafer CSV export with one good request and then `row`.
 fn trace_with(dir: &std::path::Path, name: &str, row: &str) -> std::path::PathBuf {
@@ -56,8 +57,7 @@ fn every_command_refuses_what_would_overflow_or_alias() {
     ] {
         let t = trace_with(dir.path(), name, row);
         for args in commands(&t) {
-            let out = Command::cargo_bin("wafer")
-                .unwrap()
+            let out = wafer()
                 .current_dir(dir.path())
                 .args(&args)
                 .output()

@@ -17,11 +17,14 @@ mod corpus;
 #[path = "../../trace/tests/mutation/report.rs"]
 mod report;
 
+mod common;
+
+use common::wafer_limited;
 use corpus::{Case, Target};
 use report::{Tally, Violation};
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// Cases per format by default: each spawns two processes.
@@ -40,20 +43,15 @@ const HEADER: &str = "time_ns,op,dev,offset,len";
 /// Run `wafer trace convert INPUT OUT.csv` (forcing `format` if given) under the
 /// memory limit; `None` when it timed out and was killed.
 fn convert(input: &Path, out: &Path, format: Option<&str>, stderr: &Path) -> Option<ExitStatus> {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(format!("ulimit -v {MEMORY_KIB} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_wafer"))
-        .args(["trace", "convert"])
-        .arg(input)
-        .arg(out);
+    let mut cmd = wafer_limited(MEMORY_KIB);
+    cmd.args(["trace", "convert"]).arg(input).arg(out);
     if let Some(f) = format {
         cmd.args(["--format", f]);
     }
     let err = File::create(stderr).expect("a stderr file");
-    // Without RUST_BACKTRACE a panic takes the documented path: one line, exit 1.
+    // `wafer_limited` runs it without RUST_BACKTRACE: a panic takes the documented
+    // path, one line and exit 1.
     let mut child = cmd
-        .env_remove("RUST_BACKTRACE")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(err)

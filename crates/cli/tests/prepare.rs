@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::wafer;
+use common::{untimed, wafer};
 
 /// The bundled fileserver capture (reads and writes), copied into `dir` so that its
 /// prepared file is written there.
@@ -34,19 +34,7 @@ fn sim(trace: &Path, extra: &[&str]) -> (Vec<Value>, String) {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(out.status.success(), "{err}");
     let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rows = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let mut r = r.clone();
-            r.as_object_mut()
-                .unwrap()
-                .retain(|k, _| !k.contains("elapsed"));
-            r
-        })
-        .collect();
-    (rows, err)
+    (untimed(&rows), err)
 }
 
 fn prepare(trace: &Path, extra: &[&str]) -> String {

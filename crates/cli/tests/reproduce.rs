@@ -4,21 +4,15 @@
 //! flush, elapsed time beside the sum of latencies), the report, and the sensitivity
 //! study where a preset has one.
 
-use assert_cmd::Command;
 use std::path::Path;
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap()
-}
+mod common;
+use common::repo;
 
 /// `wafer ARGS` in the repository; its standard output (it must succeed).
 fn wafer(args: &[&str], out: &Path) -> String {
-    let run = Command::cargo_bin("wafer")
-        .unwrap()
-        .current_dir(repository())
+    let run = common::wafer()
+        .current_dir(repo())
         .args(args)
         .arg(out)
         .output()
@@ -81,7 +75,7 @@ fn quick(paper: &str) -> Option<(String, String, String)> {
 /// `WAFER_BLESS=1` the quote is rewritten instead (after a change that moves a
 /// figure, said in the commit).
 fn findings_quote(paper: &str, stdout: &str) {
-    let path = repository().join("docs/findings.md");
+    let path = repo().join("docs/findings.md");
     let doc = std::fs::read_to_string(&path).unwrap();
     let (open, close) = (
         format!("<!-- quick: {paper} -->\n```text\n"),
@@ -253,8 +247,7 @@ fn sorted_clock_quick_prints_its_setup_and_a_verdict_per_claim() {
 fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
     // Generated micro benchmarks and IOzone; PostMark from the bundled capture.
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("wafer")
-        .unwrap()
+    let out = common::wafer()
         // One replicate, as captured: the replicates and the steady view of apu are
         // tested on a reduced design (crates/lab/tests/apu.rs), at a fraction of the
         // quick form's 21 runs of every cell.
@@ -314,8 +307,7 @@ fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
 #[test]
 fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("wafer")
-        .unwrap()
+    let out = common::wafer()
         .current_dir(dir.path())
         .arg("demo")
         .output()
@@ -379,9 +371,8 @@ fn the_demo_runs_from_the_bundled_traces_and_every_cell_writes_back() {
 fn clone_alone(paper: &str) {
     let out_dir = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("wafer")
-        .unwrap()
-        .current_dir(repository())
+    let out = common::wafer()
+        .current_dir(repo())
         .env("WAFER_TRACES", empty.path())
         .env("XDG_DATA_HOME", empty.path().join("data"))
         .env("WAFER_NO_SHARED", "1")

@@ -3,23 +3,18 @@
 //! one is refused and removed, a cut download resumes from its `.part` file, and an
 //! experiment naming a missing public trace says which command fetches it.
 
-use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
-fn repository() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap()
-}
+mod common;
+use common::repo;
 
 /// The MIT sample the repository carries: the one registry entry a test can serve.
 const TPCC: &str = "disksim/tpcc-small.trace";
 
 /// `wafer` seeing only `dest` (as WAFER_TRACES) and an empty data folder, with no
 /// `shared/traces` beside the repository and `mirror` as the download source.
-fn wafer(tmp: &Path, mirror: &Path) -> Command {
-    let mut c = Command::cargo_bin("wafer").unwrap();
+fn wafer(tmp: &Path, mirror: &Path) -> assert_cmd::Command {
+    let mut c = common::wafer();
     c.env("WAFER_TRACES", tmp.join("dest"))
         .env("XDG_DATA_HOME", tmp.join("data"))
         .env("WAFER_NO_SHARED", "1")
@@ -39,7 +34,7 @@ fn mirror_with(tmp: &Path, bytes: &[u8]) -> PathBuf {
 }
 
 fn sample() -> Vec<u8> {
-    std::fs::read(repository().join("traces/third-party").join(TPCC)).unwrap()
+    std::fs::read(repo().join("traces/third-party").join(TPCC)).unwrap()
 }
 
 #[test]
@@ -154,7 +149,7 @@ fn each_example_runs_or_names_its_fetch_command() {
     let m = mirror_with(tmp.path(), b"");
     let mut examples: Vec<PathBuf> = Vec::new();
     for dir in ["examples", "examples/sensitivity"] {
-        for e in std::fs::read_dir(repository().join(dir)).unwrap() {
+        for e in std::fs::read_dir(repo().join(dir)).unwrap() {
             let p = e.unwrap().path();
             if p.extension().is_some_and(|x| x == "toml") {
                 examples.push(p);

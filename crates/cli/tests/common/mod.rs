@@ -27,6 +27,35 @@ pub fn wafer_process() -> std::process::Command {
     c
 }
 
+/// The `wafer` binary run by `sh` under an address-space limit of `kib` KiB (`ulimit
+/// -v`); the arguments added go to `wafer`.
+pub fn wafer_limited(kib: u64) -> std::process::Command {
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(assert_cmd::cargo::cargo_bin("wafer"));
+    for v in CLEARED {
+        c.env_remove(v);
+    }
+    c
+}
+
+/// Result rows (a JSON array: `--json`, `results.json`) without their timing columns
+/// (`elapsed`), which differ from run to run.
+pub fn untimed(rows: &serde_json::Value) -> Vec<serde_json::Value> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut()
+                .unwrap()
+                .retain(|k, _| !k.contains("elapsed"));
+            r
+        })
+        .collect()
+}
+
 /// The repository's root.
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
