@@ -214,8 +214,18 @@ pub fn reproduce(
             };
             wafer_lab::execute(&study, &opts, &mut Quiet)
         };
-        let done = presets::reproduce(&Arc::new(preset), &out, quick, &mut printed, &mut run)
-            .map_err(lab_err)?;
+        let mut run_board = |board: &Arc<wafer_lab::apu::ApuStudy>, dir: &Path| {
+            wafer_lab::apu::execute(board, &RunOptions::stored(dir, jobs), &mut Quiet)
+        };
+        let done = presets::reproduce(
+            &Arc::new(preset),
+            &out,
+            quick,
+            &mut printed,
+            &mut run,
+            &mut run_board,
+        )
+        .map_err(lab_err)?;
         let verdicts: Vec<serde_json::Value> = done
             .verdicts
             .iter()
@@ -228,9 +238,9 @@ pub fn reproduce(
             })
             .collect();
         let rows: Vec<serde_json::Map<String, serde_json::Value>> = done
-            .results
-            .iter()
-            .map(|r| r.row(true).into_iter().collect())
+            .rows
+            .into_iter()
+            .map(|r| r.into_iter().collect())
             .collect();
         let summary = serde_json::json!({
             "out": out.display().to_string(),

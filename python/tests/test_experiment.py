@@ -264,6 +264,27 @@ def test_reproduce_returns_the_verdicts_the_cli_prints(wafer_bin, tmp_path):
     assert (tmp_path / "py" / "report.html").is_file()
 
 
+def test_reproduce_runs_the_on_board_cache_study_as_the_cli_does(wafer_bin, tmp_path):
+    # apu is a study file with [board]: the same front end, the same verdicts.
+    opts = {"quick": True, "replicates": 1, "measure": "as-captured", "jobs": 2}
+    found = wafer.reproduce("apu", out=tmp_path / "py", **opts)
+    cli = subprocess.run(
+        [wafer_bin, "reproduce", "apu", "--quick", "--replicates", "1"]
+        + ["--measure", "as-captured", "-j", "2", "-o", str(tmp_path / "cli")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    printed = [ln.strip() for ln in cli.splitlines() if ln.strip().startswith("verdict: ")]
+    assert printed == [ln.strip() for ln in found["printed"] if ln.strip().startswith("verdict: ")]
+    judged = [v for v in found["verdicts"] if v["verdict"] != "no verdict"]
+    assert len(judged) == len(printed) == 13
+    assert len(found["rows"]) == 378
+    assert {r["measure"] for r in found["rows"]} == {"as-captured"}
+    assert (tmp_path / "py" / "report.html").is_file()
+
+
 def test_reproduce_refuses_an_unknown_study(tmp_path):
     with pytest.raises(ValueError, match="unknown paper preset"):
         wafer.reproduce("craww", out=tmp_path / "x")

@@ -60,8 +60,9 @@ def reproduce(
     """Run a study with claims, as ``wafer reproduce`` does, and return what it found.
 
     ``study`` is a paper study's name (``"ts-clock"``, ``"bua"``, ``"craw"``,
-    ``"sorted-clock"``, ``"demo"``) or a study file: an experiment file with
-    ``[[claims]]`` (see ``docs/experiments.md``). ``quick`` runs its quick form (the
+    ``"sorted-clock"``, ``"apu"``, ``"demo"``) or a study file: an experiment file with
+    ``[[claims]]``, or an on-board cache study with ``[board]`` (see
+    ``docs/experiments.md``). ``quick`` runs its quick form (the
     first trace of each group at its smallest and largest cache size); ``replicates``
     sets how many independent agings every device cell runs (default: the file's,
     at most 3 in the quick form); ``measure`` the measurement views of the device
@@ -70,7 +71,8 @@ def reproduce(
     ``out`` (default ``wafer-out/<name>``), where a rerun reuses every stored cell.
 
     Returns a dict: ``out``; ``rows``, one per cell of the main grid (the columns
-    ``wafer sim --json`` prints); ``verdicts``, one per claim and group of traces
+    ``wafer sim --json`` prints; an on-board cache study's, those of its
+    ``results.csv``); ``verdicts``, one per claim and group of traces
     (``claim``, ``text``, ``group``, ``paper``, ``wafer``, ``range``, ``cells``,
     ``verdict``, ``why``), the rows of the report's verdict table; and ``printed``,
     the comparison as ``wafer reproduce`` prints it.

@@ -302,6 +302,34 @@ fn apu_quick_prints_its_setup_and_a_verdict_per_claim() {
         "{stdout}"
     );
     assert!(dir.path().join("report.html").is_file());
+    // apu is a study file as the others are: exported in the same quick form and run
+    // with `wafer run` on the same folder, it describes the same cells (all reused)
+    // and prints the same verdict lines.
+    let files = tempfile::tempdir().unwrap();
+    let file = files.path().join("apu.toml");
+    let opts = ["--quick", "--replicates", "1", "--measure", "as-captured"];
+    let export: Vec<&str> = ["reproduce", "apu"]
+        .into_iter()
+        .chain(opts)
+        .chain(["--export"])
+        .collect();
+    wafer(&export, &file);
+    let again = wafer(
+        &["run", file.to_str().unwrap(), "-j", "2", "-o"],
+        dir.path(),
+    );
+    let judged = |s: &str| -> Vec<String> {
+        s.lines()
+            .filter(|l| l.starts_with("paper: ") || l.starts_with("  "))
+            .filter(|l| !l.contains("cells: computed"))
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(judged(&again), judged(&stdout));
+    assert!(
+        again.contains("378 cells: computed 0, reused 378"),
+        "the exported file describes other cells:\n{again}"
+    );
 }
 
 #[test]

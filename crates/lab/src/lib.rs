@@ -34,7 +34,7 @@ mod show;
 mod studies;
 
 pub use describe::{
-    bounds, error, experiment, known_traces, options, spec, study_def, trace_folders,
+    board, bounds, error, experiment, known_traces, options, spec, study_def, trace_folders,
 };
 pub use judge::claims;
 pub use keep::{lock, parquet_file, prepared, result, store};

@@ -26,6 +26,7 @@ fn study() -> ApuStudy {
         device_gib: 16, // the generators span 16 GiB (Table 5)
         replicates: 1,
         measures: vec![Measure::AsCaptured],
+        paper: None,
     }
 }
 
@@ -402,5 +403,76 @@ fn replicates_and_both_views_are_run_and_judged_apart() {
     let header = csv.lines().next().unwrap();
     for col in ["seed", "measure", "passes", "settled"] {
         assert!(header.split(',').any(|c| c == col), "{header}");
+    }
+}
+
+/// An on-board cache study is a study file: `[board]` gives its design in units
+/// (sizes in MiB, gaps and thresholds as durations); the built-in `apu` file is paper
+/// 004's design (the same cells, hence the same ids, as the study it replaced); a
+/// wrong value is refused naming its key, and grid keys beside `[board]` are refused.
+#[test]
+fn the_apu_study_file_describes_paper_004s_design() {
+    let preset = wafer_lab::presets::find("apu").unwrap();
+    let paper = ApuStudy {
+        paper: preset.setup.clone(),
+        ..ApuStudy::paper()
+    };
+    assert_eq!(preset.board(false).unwrap().unwrap(), paper);
+    let quick = preset.board(true).unwrap().unwrap();
+    assert_eq!(quick.sizes_mb, [8, 256]);
+    assert_eq!(quick.replicates, 3);
+    assert_eq!(quick.cells(), ApuStudy::quick().cells());
+    let bad = |edit: &str, want: &str| {
+        let text = wafer_lab::presets::BUILT_IN
+            .iter()
+            .find(|(n, _)| *n == "apu")
+            .unwrap()
+            .1
+            .replace("ways = [1, 2, 4]", edit);
+        let e = wafer_lab::presets::Preset::parse(&text, "apu.toml", std::path::Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{edit}: {e}");
+    };
+    bad(
+        "ways = [1, 0]",
+        "apu.toml: board.ways[1]: must be at least 1",
+    );
+    bad("ways = [1]\nsizes = [\"8MiB\"]", "duplicate key");
+    let text = wafer_lab::presets::BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == "apu")
+        .unwrap()
+        .1;
+    for (from, to, want) in [
+        (
+            "\"8MiB\"",
+            "\"3KiB\"",
+            "board.sizes[0]: `3KiB` is not a whole number of MiB",
+        ),
+        (
+            "\"10ms\"",
+            "\"10\"",
+            "board.gaps[0]: duration `10` needs a unit",
+        ),
+        (
+            "\"thrash\"",
+            "\"trash\"",
+            "board.workloads[3]: unknown workload `trash`",
+        ),
+        (
+            "name = \"apu\"",
+            "name = \"apu\"\npolicies = [\"lru\"]",
+            "policies: an on-board cache study",
+        ),
+    ] {
+        let e = wafer_lab::presets::Preset::parse(
+            &text.replacen(from, to, 1),
+            "apu.toml",
+            std::path::Path::new("."),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(want), "{to}: {e}");
     }
 }

@@ -236,7 +236,10 @@ form = "reduction"
         let grid = Arc::new(GridStudy::new(plan, Some(at)).with_preface(preface));
         execute(&grid, &RunOptions::stored(at, 2), &mut Quiet)
     };
-    let done = presets::reproduce(&study, &out, false, &mut printed, &mut run).unwrap();
+    let mut board = |_: &Arc<wafer_lab::apu::ApuStudy>,
+                     _: &Path|
+     -> Result<_, wafer_lab::LabError> { unreachable!("a grid study") };
+    let done = presets::reproduce(&study, &out, false, &mut printed, &mut run, &mut board).unwrap();
     let printed = String::from_utf8(printed).unwrap();
     assert!(
         printed.contains("claim: CLOCK writes back no more pages than LRU"),

@@ -32,6 +32,7 @@ use wafer_trace::units::{parse_size, CacheSize};
 use crate::options::{self, Collected, EngineOptions, KnownKey, OptionValue};
 use wafer_trace::{Format, Granularity, Mapping, ReadOptions, RequestReader};
 
+use crate::board::Board;
 use crate::error::LabError;
 use crate::spec::{Access, Measure, PageSize, RunSpec, VERSION};
 use crate::study_def::Claim;
@@ -345,7 +346,9 @@ pub struct Experiment {
     /// Traces (a study file may give `groups` instead).
     #[serde(default)]
     pub traces: Vec<TraceDef>,
-    /// Policy specs, `name[:key=value,...]`, or `"all"` (every registered policy).
+    /// Policy specs, `name[:key=value,...]`, or `"all"` (every registered policy);
+    /// at least one for a grid (an on-board cache study has none).
+    #[serde(default)]
     pub policies: Vec<String>,
     /// Cache sizes (traces and groups may give their own).
     #[serde(default)]
@@ -407,6 +410,10 @@ pub struct Experiment {
     /// Sensitivity studies of the claims: one condition varied, each run apart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sensitivity: Vec<Sensitivity>,
+    /// An on-board cache study (`[board]`): timed-device cells in place of the grid's
+    /// traces, policies, sizes and devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<Board>,
     /// Run the study's quick form: the first trace of each group at its smallest and
     /// largest cache size; each sensitivity study at the first trace and smallest
     /// size.
@@ -816,6 +823,7 @@ impl Experiment {
             groups: Vec::new(),
             claims: Vec::new(),
             sensitivity: Vec::new(),
+            board: None,
             quick: false,
         }
     }
@@ -823,7 +831,8 @@ impl Experiment {
     /// Whether the file is a study: it has claims, groups, sensitivity studies or a
     /// paper, which `wafer run` and `wafer reproduce` judge as a paper preset is.
     pub fn is_study(&self) -> bool {
-        self.paper.is_some()
+        self.board.is_some()
+            || self.paper.is_some()
             || !self.groups.is_empty()
             || !self.claims.is_empty()
             || !self.sensitivity.is_empty()

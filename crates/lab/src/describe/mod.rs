@@ -1,6 +1,7 @@
 //! Describe: what a run is (experiment and study files, claims), validated once into a
 //! plan of cells; where traces are found; the limits a run stays within.
 
+pub mod board;
 pub mod bounds;
 pub mod error;
 pub mod experiment;

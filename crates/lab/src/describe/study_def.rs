@@ -31,6 +31,10 @@ pub struct PaperSetup {
     /// it does not).
     #[serde(default = "not_stated")]
     pub write_miss: String,
+    /// How requests arrive (an on-board cache study's loads; `not stated` when the
+    /// paper does not say).
+    #[serde(default = "not_stated")]
+    pub arrivals: String,
 }
 
 fn not_stated() -> String {

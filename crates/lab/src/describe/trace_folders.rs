@@ -164,6 +164,22 @@ pub fn fetch_command<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<Str
     (!names.is_empty()).then(|| format!("wafer traces fetch {}", names.join(" ")))
 }
 
+/// Where the study trace `rel` is: beside the study file (`base`), a bundled capture
+/// under the repository's `traces/`, else a trace folder;
+/// missing, an error that says how to fetch it.
+pub fn locate_trace(rel: &str, base: &Path) -> Result<PathBuf, LabError> {
+    let written = Path::new(rel);
+    let mut as_given = Vec::new();
+    if written.is_absolute() {
+        as_given.push(written.to_path_buf());
+    } else {
+        as_given.push(base.join(written));
+        as_given.extend(bundled(rel));
+    }
+    let p = find(written, &as_given)?;
+    Ok(p.canonicalize().unwrap_or(p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

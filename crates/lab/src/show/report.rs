@@ -59,7 +59,7 @@ pub struct VerdictRow {
     pub why: String,
 }
 
-const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+pub(crate) const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
 nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}td.l small{color:#555}.v-supported{background:#e3f4e6}.v-inconclusive{background:#fff3d6}.v-contradicted{background:#fbe2e0}.v-no-difference,.v-not-measurable{background:#eceff3}\
@@ -249,7 +249,7 @@ pub fn html(
 
 /// The preface: the notes, the verdict table and its key, the figure at a glance,
 /// the setup table, the printed comparison (collapsed) and the figures after it.
-fn preface_html(p: &Preface) -> String {
+pub(crate) fn preface_html(p: &Preface) -> String {
     let mut h = String::new();
     for l in &p.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));

@@ -63,14 +63,17 @@ use wafer_ssd::{Apu, Arrival, Assoc, CacheConfig, FtlFlash, Ssd, SsdConfig, VecR
 use wafer_trace::gen::{Arrival as GenArrival, Bytes, GenSpec, IozoneParams, MicroKind};
 use wafer_trace::{Op, Request, RequestReader};
 
+use crate::board::Board;
 use crate::claims::{Claim, Form, Measured, Metric, Over, Replicate, Verdict};
 use crate::error::LabError;
 use crate::parquet_file::Row;
 use crate::plot::{Chart, Kind, Series};
+use crate::report::VerdictRow;
 use crate::spec::{Measure, VERSION};
 use crate::steady;
 use crate::store::{write_atomic, Store};
 use crate::study::{Observer, RunOptions, Study};
+use crate::study_def::PaperSetup;
 
 /// Paper 004's micro benchmarks (Table 5), as generator kinds.
 pub const KINDS: [&str; 4] = ["constant-write", "random-write", "write-biased", "thrash"];
@@ -163,6 +166,9 @@ pub struct ApuStudy {
     /// and in steady state (the workload pass after pass until the device settles,
     /// then one pass measured; [`crate::steady`]).
     pub measures: Vec<Measure>,
+    /// The paper's setup as the study file states it (`[paper]`), for the setup
+    /// table.
+    pub paper: Option<PaperSetup>,
 }
 
 impl ApuStudy {
@@ -184,7 +190,126 @@ impl ApuStudy {
             device_gib: 16,
             replicates: 5,
             measures: vec![Measure::AsCaptured, Measure::Steady],
+            paper: None,
         }
+    }
+
+    /// The study a file's `[board]` section describes, with `replicates` workload seeds
+    /// and views `measures`; with `quick`, its smallest and largest cache only (as a
+    /// grid study's quick form). Errors name the key: `(key, what is wrong)`.
+    pub fn of(
+        board: &Board,
+        replicates: u32,
+        measures: Vec<Measure>,
+        quick: bool,
+    ) -> Result<ApuStudy, (String, String)> {
+        let mib = |key: String, s: &str| -> Result<u64, (String, String)> {
+            match wafer_trace::units::parse_size(s) {
+                Ok(b) if b > 0 && b % (1 << 20) == 0 => Ok(b >> 20),
+                Ok(_) => Err((key, format!("`{s}` is not a whole number of MiB"))),
+                Err(e) => Err((key, e.to_string())),
+            }
+        };
+        let ms = |key: String, s: &str| -> Result<f64, (String, String)> {
+            match wafer_trace::units::parse_duration(s) {
+                Ok(ns) if ns > 0.0 => Ok(ns / 1e6),
+                Ok(_) => Err((key, format!("`{s}` must be more than 0"))),
+                Err(e) => Err((key, e)),
+            }
+        };
+        let known = |key: String, w: &str| -> Result<String, (String, String)> {
+            if KINDS.contains(&w) || APPS.contains(&w) {
+                Ok(w.to_string())
+            } else {
+                Err((
+                    key,
+                    format!(
+                        "unknown workload `{w}`; expected one of {}",
+                        KINDS
+                            .iter()
+                            .chain(&APPS)
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ))
+            }
+        };
+        let mut sizes_mb = Vec::new();
+        for (i, s) in board.sizes.iter().enumerate() {
+            sizes_mb.push(mib(format!("board.sizes[{i}]"), s)?);
+        }
+        if quick && sizes_mb.len() > 2 {
+            sizes_mb = vec![sizes_mb[0], sizes_mb[sizes_mb.len() - 1]];
+        }
+        let mut kinds = Vec::new();
+        for (i, w) in board.workloads.iter().enumerate() {
+            kinds.push(known(format!("board.workloads[{i}]"), w)?);
+        }
+        for (i, &w) in board.ways.iter().enumerate() {
+            if w == 0 {
+                return Err((format!("board.ways[{i}]"), "must be at least 1".into()));
+            }
+        }
+        for (i, a) in board.apu.iter().enumerate() {
+            Apu::from_name(a).map_err(|e| (format!("board.apu[{i}]"), e.to_string()))?;
+        }
+        let mut gaps_ms = Vec::new();
+        for (i, g) in board.gaps.iter().enumerate() {
+            gaps_ms.push(ms(format!("board.gaps[{i}]"), g)?);
+        }
+        let device_gib = match wafer_trace::units::parse_size(&board.capacity) {
+            Ok(b) if b > 0 && b % (1 << 30) == 0 => b >> 30,
+            Ok(_) => {
+                return Err((
+                    "board.capacity".into(),
+                    format!("`{}` is not a whole number of GiB", board.capacity),
+                ))
+            }
+            Err(e) => return Err(("board.capacity".into(), e.to_string())),
+        };
+        for (key, empty) in [
+            ("board.workloads", board.workloads.is_empty()),
+            ("board.sizes", board.sizes.is_empty()),
+            ("board.ways", board.ways.is_empty()),
+            ("board.apu", board.apu.is_empty()),
+            ("board.gaps", board.gaps.is_empty()),
+        ] {
+            if empty {
+                return Err((key.into(), "needs at least one entry".into()));
+            }
+        }
+        if board.requests == 0 {
+            return Err(("board.requests".into(), "must be at least 1".into()));
+        }
+        if replicates == 0 {
+            return Err(("replicates".into(), "must be at least 1".into()));
+        }
+        let (mut sweep_kinds, mut sweep_mb, mut thresholds_ms) = (Vec::new(), 16, Vec::new());
+        if let Some(sw) = &board.sweep {
+            for (i, w) in sw.workloads.iter().enumerate() {
+                sweep_kinds.push(known(format!("board.sweep.workloads[{i}]"), w)?);
+            }
+            sweep_mb = mib("board.sweep.size".into(), &sw.size)?;
+            for (i, t) in sw.thresholds.iter().enumerate() {
+                thresholds_ms.push(ms(format!("board.sweep.thresholds[{i}]"), t)?);
+            }
+        }
+        Ok(ApuStudy {
+            kinds,
+            sizes_mb,
+            ways: board.ways.clone(),
+            apus: board.apu.clone(),
+            gaps_ms,
+            thresholds_ms,
+            sweep_kinds,
+            sweep_mb,
+            requests: board.requests,
+            device_gib,
+            replicates,
+            measures,
+            paper: None,
+        })
     }
 
     /// The workload seeds of the replicates: 1 (the seed of the single-replicate
@@ -222,10 +347,22 @@ impl ApuStudy {
         }
     }
 
-    /// The setup table next to the paper's, as text lines (aspect: the paper | wafer),
-    /// in the form of the grid presets' tables. The PostMark row reads the bundled
-    /// capture (a fraction of a second) for its counts.
+    /// The setup table next to the paper's (the study file's `[paper]`), as
+    /// text lines (aspect: the paper | wafer), in the form of the grid presets'
+    /// tables. The PostMark row reads the bundled capture (a fraction of a second) for
+    /// its counts.
     pub fn setup_lines(&self) -> Vec<String> {
+        let mut out = vec!["setup (aspect: the paper | wafer):".to_string()];
+        for [a, p, w] in self.setup_rows() {
+            out.push(format!("  {a}: {p} | {w}"));
+        }
+        out
+    }
+
+    /// The rows of [`ApuStudy::setup_lines`]: `(aspect, the paper, wafer)`.
+    pub fn setup_rows(&self) -> Vec<[String; 3]> {
+        let paper = self.paper.as_ref();
+        let stated = |f: fn(&PaperSetup) -> &str| paper.map_or("not stated", f);
         let list = |v: Vec<String>| v.join(", ");
         let micro: Vec<String> = self
             .kinds
@@ -256,12 +393,12 @@ impl ApuStudy {
         let rows = [
             (
                 "workload",
-                "the four micro benchmarks of Table 5; IOzone with every access turned into a write; PostMark as a block trace under DiskSim, 83% reads / 17% writes (Sec. 4.3.2)",
+                stated(|p| &p.workload),
                 workload.join("; "),
             ),
             (
                 "cache sizes",
-                "8 MB to 256 MB, direct mapped, 2- and 4-way, write-back alone or APU-LRU / APU-LFU (Figs. 6-8, 10)",
+                stated(|p| &p.sizes),
                 format!(
                     "{} MB x {} ways x APU {}",
                     list(self.sizes_mb.iter().map(u64::to_string).collect()),
@@ -271,7 +408,7 @@ impl ApuStudy {
             ),
             (
                 "device",
-                "DiskSim with Microsoft's SSD model, Samsung K9 flash (Table 1)",
+                stated(|p| &p.device),
                 format!(
                     "wafer's timed SSD: samsung-k9 timing, page-level FTL, {} GiB, erased; cache DRAM and host link 10 us a page",
                     self.device_gib
@@ -279,7 +416,7 @@ impl ApuStudy {
             ),
             (
                 "arrivals",
-                "not stated for the micro benchmarks; IOzone's and PostMark's own (Fig. 9)",
+                stated(|p| &p.arrivals),
                 format!(
                     "Poisson, mean gaps {} ms, each reported; PostMark's captured times are replaced by them",
                     list(self.gaps_ms.iter().map(f64::to_string).collect())
@@ -295,7 +432,7 @@ impl ApuStudy {
             ),
             (
                 "measure",
-                "the workload once, from the start of the simulation",
+                stated(|p| &p.aging),
                 list(self.measures.iter().map(|m| match m {
                     Measure::AsCaptured => "as captured (the workload once, on the erased device)".to_string(),
                     Measure::Steady => format!(
@@ -306,10 +443,11 @@ impl ApuStudy {
                 }).collect()),
             ),
             (
-                "idle threshold",
-                "2 ms; swept in Fig. 11 (IOzone and PostMark, APU-LRU, 16 MB, 2-way)",
+                "policies",
+                stated(|p| &p.policies),
                 format!(
-                    "2 ms; swept over {} ms ({}, {} MB, 2-way, APU-LRU)",
+                    "APU {} (off: write-back alone) at a 2 ms idle threshold; the threshold swept over {} ms ({}, {} MB, 2-way, APU-LRU)",
+                    list(self.apus.clone()),
                     list(self.thresholds_ms.iter().map(f64::to_string).collect()),
                     list(self.sweep_kinds.clone()),
                     self.sweep_mb
@@ -325,15 +463,13 @@ impl ApuStudy {
             ),
             (
                 "metric",
-                "mean response time",
+                stated(|p| &p.metric),
                 "mean response time (ms)".to_string(),
             ),
         ];
-        let mut out = vec!["setup (aspect: the paper | wafer):".to_string()];
-        for (a, p, w) in rows {
-            out.push(format!("  {a}: {p} | {w}"));
-        }
-        out
+        rows.into_iter()
+            .map(|(a, p, w)| [a.to_string(), p.to_string(), w])
+            .collect()
     }
 
     /// What [`ApuStudy::requests_for`] gives, for a report: one line per kind.
@@ -444,7 +580,7 @@ impl PostmarkTrace {
     /// repository's bundled traces, as presets find theirs), read it and place its
     /// pages on a `device_gib` GiB device in first-touch order.
     pub fn load(device_gib: u64) -> Result<PostmarkTrace, LabError> {
-        let path = crate::presets::locate_trace(POSTMARK_TRACE, Path::new("traces"))?;
+        let path = crate::trace_folders::locate_trace(POSTMARK_TRACE, Path::new("traces"))?;
         let fail = |m: String| LabError::Cell {
             cell: format!("apu postmark ({})", path.display()),
             msg: m,
@@ -852,6 +988,8 @@ pub struct ApuOutcome {
     pub report: PathBuf,
     /// Claims next to measurements.
     pub comparison: Vec<String>,
+    /// The verdict table: a row per claim and view.
+    pub verdicts: Vec<VerdictRow>,
 }
 
 impl Study for ApuStudy {
@@ -925,7 +1063,7 @@ impl Study for ApuStudy {
         {
             return Vec::new();
         }
-        crate::presets::locate_trace(POSTMARK_TRACE, Path::new("traces"))
+        crate::trace_folders::locate_trace(POSTMARK_TRACE, Path::new("traces"))
             .into_iter()
             .collect()
     }
@@ -959,14 +1097,14 @@ pub fn execute(
             chart,
         )?);
     }
-    let comparison = compare(study, &results);
+    let (comparison, verdicts) = judge_all(study, &results);
     let prov = crate::provenance::Provenance::here();
     let json = serde_json::to_vec_pretty(&prov).map_err(|e| LabError::Invalid(e.to_string()))?;
     write_atomic(&out.join("provenance.json"), &json)?;
     let report = out.join("report.html");
     write_atomic(
         &report,
-        html(study, &results, &charts, &comparison, &prov).as_bytes(),
+        html(study, &results, &charts, &comparison, &verdicts, &prov).as_bytes(),
     )?;
     Ok(ApuOutcome {
         results,
@@ -977,6 +1115,7 @@ pub fn execute(
         figures: paths,
         report,
         comparison,
+        verdicts,
     })
 }
 
@@ -1207,7 +1346,7 @@ struct Entries(Vec<Entry>);
 impl Entries {
     /// The entry being written: a new one after a judged one.
     fn open(&mut self) -> &mut Entry {
-        if self.0.last().is_none_or(|e| e.judge.is_some()) {
+        if self.0.last().map_or(true, |e| e.judge.is_some()) {
             self.0.push(Entry {
                 paper: None,
                 lines: Vec::new(),
@@ -1261,6 +1400,11 @@ fn view_name(m: Measure) -> &'static str {
 /// presets over the replicates (`crate::claims`), the loads standing where a grid
 /// preset has traces.
 pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
+    judge_all(study, rs).0
+}
+
+/// [`compare`]'s lines, and a verdict-table row per claim and view.
+fn judge_all(study: &ApuStudy, rs: &[ApuResult]) -> (Vec<String>, Vec<VerdictRow>) {
     let seeds = study.seeds();
     let views: Vec<(Measure, Vec<(u64, Entries)>)> = study
         .measures
@@ -1274,11 +1418,15 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
         })
         .collect();
     let Some(template) = views.first().and_then(|(_, reps)| reps.first()) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let mut out = Vec::new();
+    let (mut out, mut rows) = (Vec::new(), Vec::new());
+    let mut paper = String::new();
     for (i, e) in template.1 .0.iter().enumerate() {
         out.extend(e.paper.clone());
+        if let Some(p) = &e.paper {
+            paper = p.trim_start_matches("paper: ").to_string();
+        }
         for (m, reps) in &views {
             // Entry i of every replicate (a replicate whose cells are missing may
             // have fewer claims: it is left out).
@@ -1300,20 +1448,38 @@ pub fn compare(study: &ApuStudy, rs: &[ApuResult]) -> Vec<String> {
                 });
             }
             match &shown.judge {
-                Some(Judge::Rule(c, _)) => out.extend(judged(c, &at)),
-                Some(Judge::NoDifference(what, _)) => out.push(no_verdict(what, &at)),
+                Some(Judge::Rule(c, _)) => {
+                    let (lines, mut row) = judged(c, &at);
+                    out.extend(lines);
+                    row.text = paper.clone();
+                    row.group = view_name(*m).to_string();
+                    rows.push(row);
+                }
+                Some(Judge::NoDifference(what, _)) => {
+                    let line = no_verdict(what, &at);
+                    rows.push(VerdictRow {
+                        claim: what.to_string(),
+                        text: paper.clone(),
+                        group: view_name(*m).to_string(),
+                        paper: "no difference".into(),
+                        verdict: "no verdict".into(),
+                        why: line.trim_start_matches("  no verdict: ").to_string(),
+                        ..VerdictRow::default()
+                    });
+                    out.push(line);
+                }
                 None => {}
             }
         }
     }
-    out
+    (out, rows)
 }
 
 /// The lines of claim `c` judged over the replicates `at` (seed, entry): with
 /// several, the median and range and each replicate's figure and verdict; then the
 /// verdict. Loads where the baseline's device ran saturated are left out of every
 /// figure; with none left the claim is not measurable.
-fn judged(c: &Claim, at: &[(u64, &Entry)]) -> Vec<String> {
+fn judged(c: &Claim, at: &[(u64, &Entry)]) -> (Vec<String>, VerdictRow) {
     let mut saturated: Vec<String> = Vec::new();
     let mut reps = Vec::new();
     for (seed, e) in at {
@@ -1362,12 +1528,25 @@ fn judged(c: &Claim, at: &[(u64, &Entry)]) -> Vec<String> {
         }
     };
     let mut out = Vec::new();
+    let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| c.show(v));
+    let (k, n) = (
+        m.effects.iter().filter(|&&v| c.favourable(v)).count(),
+        m.effects.len(),
+    );
+    let row = VerdictRow {
+        claim: c.text.to_string(),
+        text: String::new(),
+        group: String::new(),
+        paper: c.paper_figure(),
+        wafer: show(m.value),
+        range: m
+            .range
+            .map(|(lo, hi)| format!("{}..{} over {} seeds", c.show(lo), c.show(hi), reps.len())),
+        cells: format!("{k} of {n}"),
+        verdict: v.name().to_string(),
+        why: why.clone(),
+    };
     if reps.len() > 1 {
-        let show = |v: Option<f64>| v.map_or("n/a".to_string(), |v| c.show(v));
-        let (k, n) = (
-            m.effects.iter().filter(|&&v| c.favourable(v)).count(),
-            m.effects.len(),
-        );
         out.push(format!(
             "  wafer, median over {} replicates: {}{} (geometric mean over loads); {k} of {n} cells (load x replicate) favourable",
             reps.len(),
@@ -1395,7 +1574,7 @@ fn judged(c: &Claim, at: &[(u64, &Entry)]) -> Vec<String> {
         "  verdict: {} ({why}; the loads stand where traces do)",
         v.name()
     ));
-    out
+    (out, row)
 }
 
 /// The line printed in place of a verdict for a claim that two settings do not
@@ -1965,30 +2144,43 @@ fn html(
     rs: &[ApuResult],
     charts: &[(String, Chart)],
     cmp: &[String],
+    verdicts: &[VerdictRow],
     prov: &crate::provenance::Provenance,
 ) -> String {
     use crate::plot::esc;
-    let mut h = String::from("<!doctype html><html><head><meta charset=utf-8><title>wafer: apu (paper 004)</title><style>body{font-family:sans-serif;max-width:1200px;margin:auto}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}pre{white-space:pre-wrap}</style></head><body>");
-    h.push_str("<h1>apu: SSD on-board cache with automatic periodic update (paper 004)</h1>");
+    let mut h = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — apu</title><style>{}</style></head><body>",
+        crate::report::STYLE
+    );
+    h.push_str("<h1>wafer study: apu, an SSD on-board cache with automatic periodic update (paper 004)</h1>");
     h.push_str(&prov.html());
-    h.push_str(&format!("<p>{}</p>", esc(NOTE)));
+    // The grid studies' preface: the note, the verdict table, the setup table and the
+    // comparison as printed.
+    let preface = crate::report::Preface {
+        lines: vec![NOTE.to_string()],
+        verdicts: verdicts.to_vec(),
+        setup: study.setup_rows(),
+        printed: cmp.to_vec(),
+        ..crate::report::Preface::default()
+    };
+    h.push_str(&crate::report::preface_html(&preface));
     h.push_str(&format!(
-        "<pre>{}</pre><p>Idle threshold 2 ms except in the sweep; figures: seed 1, as captured; wafer {}.</p>",
-        esc(&[study.setup_lines(), study.requests_lines()]
-            .concat()
-            .join("\n")),
-        VERSION
+        "<h2 id=\"length\">Requests per cell</h2><pre>{}</pre>",
+        esc(&study.requests_lines().join("\n"))
     ));
-    h.push_str(&format!(
-        "<h2>Claims</h2><pre>{}</pre>",
-        esc(&cmp.join("\n"))
-    ));
-    h.push_str("<h2>Figures</h2>");
+    h.push_str("<h2 id=\"figures\">Figures</h2><p class=\"key\">The first replicate, as captured; idle threshold 2 ms except in the sweep.</p>");
     for (_, c) in charts {
-        h.push_str(&c.svg());
+        h.push_str(&format!(
+            "<figure>{}<figcaption>{}</figcaption></figure>",
+            c.svg(),
+            esc(&c.title)
+        ));
     }
     // The table's columns, without the cell id and the wafer version.
-    h.push_str("<h2>Results</h2><table><tr>");
+    h.push_str(&format!(
+        "<h2 id=\"results\">Results</h2><details><summary>{} cells, every column of results.csv</summary><table><tr>",
+        rs.len()
+    ));
     let inner = |row: &Row| row[1..row.len() - 1].to_vec();
     if let Some(r) = rs.first() {
         for (c, _) in inner(&r.row()) {
@@ -2011,6 +2203,6 @@ fn html(
         }
         h.push_str("</tr>");
     }
-    h.push_str("</table></body></html>\n");
+    h.push_str("</table></details></body></html>\n");
     h
 }

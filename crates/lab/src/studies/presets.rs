@@ -18,6 +18,10 @@
 //! are not all there is left out with a line saying how to fetch them
 //! ([`Preset::skipped`]), so a study runs from a clone alone on its bundled group. A
 //! file with claims but no groups judges its `traces` as one group.
+//!
+//! A file with a `[board]` section is an on-board cache study ([`crate::board`]): its
+//! cells are timed-device runs ([`crate::apu`]), and [`reproduce`] runs and judges
+//! it through the same front end.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,6 +31,7 @@ use wafer_cache::external;
 use wafer_cache::registry::{self, PolicySpec};
 use wafer_ftl::Device;
 
+use crate::apu::{self, ApuOutcome, ApuStudy};
 use crate::claims::{Claim, Form, Judged, Measured, Metric, Over};
 use crate::error::LabError;
 use crate::experiment::{DeviceChoice, Experiment, Plan, TraceDef};
@@ -50,6 +55,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "sorted-clock",
         include_str!("../../../../studies/sorted-clock.toml"),
     ),
+    ("apu", include_str!("../../../../studies/apu.toml")),
     ("demo", include_str!("../../../../studies/demo.toml")),
 ];
 
@@ -165,22 +171,6 @@ pub fn find(name: &str) -> Result<Preset, LabError> {
     Preset::parse(text, &format!("studies/{n}.toml"), Path::new("."))
 }
 
-/// Where the study trace `rel` is: beside the study file (`base`), a bundled capture
-/// under the repository's `traces/`, else a trace folder ([`crate::trace_folders`]);
-/// missing, an error that says how to fetch it.
-pub fn locate_trace(rel: &str, base: &Path) -> Result<PathBuf, LabError> {
-    let written = Path::new(rel);
-    let mut as_given = Vec::new();
-    if written.is_absolute() {
-        as_given.push(written.to_path_buf());
-    } else {
-        as_given.push(base.join(written));
-        as_given.extend(crate::trace_folders::bundled(rel));
-    }
-    let p = crate::trace_folders::find(written, &as_given)?;
-    Ok(p.canonicalize().unwrap_or(p))
-}
-
 impl Preset {
     /// The study file at `path`.
     pub fn load(path: &Path) -> Result<Preset, LabError> {
@@ -219,6 +209,43 @@ impl Preset {
                 "groups".into(),
                 "give either `traces` or `groups`, not both".into(),
             ));
+        }
+        if let Some(b) = &exp.board {
+            // Its workloads, caches and claims are the study's own.
+            for (key, given) in [
+                ("traces", !exp.traces.is_empty()),
+                ("groups", !exp.groups.is_empty()),
+                ("policies", !exp.policies.is_empty()),
+                ("devices", !exp.devices.is_empty()),
+                ("claims", !exp.claims.is_empty()),
+                ("sensitivity", !exp.sensitivity.is_empty()),
+            ] {
+                if given {
+                    return Err(err(
+                        key.into(),
+                        "an on-board cache study (`[board]`) has its own workloads, caches and claims; leave this out".into(),
+                    ));
+                }
+            }
+            ApuStudy::of(b, exp.replicates, exp.measure.clone(), false)
+                .map_err(|(k, m)| err(k, m))?;
+            return Ok(Preset {
+                name: exp.name.clone(),
+                paper: exp
+                    .paper
+                    .as_ref()
+                    .map_or(String::new(), |p| p.reference.clone()),
+                setup: exp.paper.clone(),
+                groups: Vec::new(),
+                claims: Vec::new(),
+                sensitivities: Vec::new(),
+                text: toml::to_string_pretty(&exp).unwrap_or_default(),
+                exp,
+                base: base.to_path_buf(),
+                source: source.to_string(),
+                replicates: None,
+                measure: None,
+            });
         }
         // A policy missing from this build is left out of the study (said in its
         // comparison); a Python class that cannot be loaded here stops it, saying
@@ -299,7 +326,7 @@ impl Preset {
                     let mut traces = Vec::new();
                     let mut missing = Vec::new();
                     for t in &g.traces {
-                        match locate_trace(t, base) {
+                        match crate::trace_folders::locate_trace(t, base) {
                             Ok(p) => traces.push(TraceDef::file(p)),
                             Err(_) => {
                                 missing.push(t.clone());
@@ -336,6 +363,31 @@ impl Preset {
         })
     }
 
+    /// The on-board cache study of a `[board]` file (its quick form if `quick`), with
+    /// the replicates and views asked for on the command line over the file's; None
+    /// for a grid study.
+    pub fn board(&self, quick: bool) -> Result<Option<ApuStudy>, LabError> {
+        let Some(b) = &self.exp.board else {
+            return Ok(None);
+        };
+        let quick = quick || self.exp.quick;
+        let file = self.exp.replicates;
+        let replicates = self.replicates.unwrap_or(if quick {
+            file.min(QUICK_REPLICATES)
+        } else {
+            file
+        });
+        let measures = self.measure.clone().unwrap_or(self.exp.measure.clone());
+        let mut study = ApuStudy::of(b, replicates, measures, quick).map_err(|(key, msg)| {
+            LabError::Config {
+                at: format!("{}: {key}", self.source),
+                msg,
+            }
+        })?;
+        study.paper = self.setup.clone();
+        Ok(Some(study))
+    }
+
     /// The title: the name and the paper.
     pub fn title(&self) -> String {
         if self.paper.is_empty() {
@@ -370,7 +422,11 @@ impl Preset {
         if at > 0 {
             out.push('\n');
         }
-        out.push_str("# The quick form: the first trace of each group at its smallest and largest\n# cache size (remove this line for the whole study).\nquick = true\n");
+        out.push_str(if self.exp.board.is_some() {
+            "# The quick form: every workload at the smallest and largest cache size, at most\n# 3 replicates (remove this line for the whole study).\nquick = true\n"
+        } else {
+            "# The quick form: the first trace of each group at its smallest and largest\n# cache size (remove this line for the whole study).\nquick = true\n"
+        });
         for l in &lines[at..] {
             out.push_str(l);
             out.push('\n');
@@ -543,6 +599,7 @@ impl Preset {
             groups: Vec::new(),
             claims: Vec::new(),
             sensitivity: Vec::new(),
+            board: None,
             quick: false,
             ..self.exp.clone()
         };
@@ -1135,8 +1192,10 @@ fn bytes(n: u64) -> String {
 /// What a study run leaves: its cells and its verdicts.
 #[derive(Clone, Debug)]
 pub struct StudyDone {
-    /// The main grid's cells.
+    /// The main grid's cells (none for an on-board cache study: see `rows`).
     pub results: Vec<CellResult>,
+    /// Every cell's row, as the results tables hold it.
+    pub rows: Vec<crate::parquet_file::Row>,
     /// The verdict table: a row per claim and group.
     pub verdicts: Vec<VerdictRow>,
     /// The comparison as printed (claims, figures, verdicts).
@@ -1146,6 +1205,10 @@ pub struct StudyDone {
 /// How a front end runs one plan into a folder with a report preface: its progress,
 /// its Ctrl-C and the summary it prints (`wafer run`'s and the Python runner's).
 pub type RunPlan<'a, E> = dyn FnMut(Plan, &Path, Box<PrefaceFn>) -> Result<Done, E> + 'a;
+
+/// How a front end runs an on-board cache study into a folder: its progress, its
+/// Ctrl-C and the summary it prints.
+pub type RunBoard<'a, E> = dyn FnMut(&Arc<ApuStudy>, &Path) -> Result<ApuOutcome, E> + 'a;
 
 /// Run `study` (its quick form if `quick`) into `out` through `run`; print its setup
 /// table to `print`, then each sensitivity study, then each claim's comparison and
@@ -1157,10 +1220,29 @@ pub fn reproduce<E>(
     quick: bool,
     print: &mut dyn Write,
     run: &mut RunPlan<'_, E>,
+    run_board: &mut RunBoard<'_, E>,
 ) -> Result<StudyDone, E>
 where
     E: From<LabError>,
 {
+    if let Some(board) = study.board(quick)? {
+        say(print, &study.title())?;
+        say(print, &format!("note: {}", apu::NOTE))?;
+        for l in board.setup_lines().iter().chain(&board.requests_lines()) {
+            say(print, l)?;
+        }
+        let done = run_board(&Arc::new(board), out)?;
+        say(print, "")?;
+        for l in &done.comparison {
+            say(print, l)?;
+        }
+        return Ok(StudyDone {
+            results: Vec::new(),
+            rows: done.results.iter().map(apu::ApuResult::row).collect(),
+            verdicts: done.verdicts,
+            compared: done.comparison,
+        });
+    }
     // Taken before any trace is read, and held to the end: the claims figure is
     // written after the grid's outputs.
     let _lock = crate::store::Store::new(out).claim(&study.trace_files())?;
@@ -1230,6 +1312,7 @@ where
     }
     Ok(StudyDone {
         verdicts: study.verdict_rows(&results),
+        rows: results.iter().map(|r| r.row(true)).collect(),
         results,
         compared,
     })
