@@ -1298,7 +1298,7 @@ fn saturated(rs: &[ApuResult], f: impl Fn(&ApuResult) -> bool) -> bool {
 /// One of paper 004's claims as the shared verdict rule reads it (`claims.rs`): the
 /// loads (arrival gaps) stand where a grid preset has traces.
 fn claim(
-    text: &'static str,
+    text: &str,
     policy: &'static str,
     baseline: &'static str,
     form: Form,
@@ -1700,7 +1700,9 @@ fn entries(study: &ApuStudy, rs: &[ApuResult]) -> Entries {
         }
         out.verdict(
             claim(
-                "APU-LRU cuts the mean versus write-back alone, up to 10x",
+                &format!(
+                    "{k}, smallest cache: APU-LRU cuts the mean versus write-back alone, up to 10x"
+                ),
                 "APU-LRU",
                 "write-back",
                 Form::Ratio,

@@ -1374,8 +1374,10 @@ mod tests {
             }
             assert!(p.setup.is_some(), "{}", p.name);
         }
-        assert!(find("apu").is_err());
-        assert!(find("craw").is_ok());
+        // apu is an on-board cache study; the others are grids.
+        assert!(find("apu").unwrap().board(false).unwrap().is_some());
+        assert!(find("craw").unwrap().board(false).unwrap().is_none());
+        assert!(find("craww").is_err());
     }
 
     #[test]
