@@ -59,7 +59,7 @@ pub struct VerdictRow {
     pub why: String,
 }
 
-pub(crate) const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+const STYLE: &str = "body{font-family:DejaVu Sans,Verdana,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;font-size:12px;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}\
 th{background:#f3f3f3}td.l,th.l{text-align:left}figure{margin:1.5em 0}figcaption{font-size:13px;color:#555}\
 nav ol{font-size:13px;margin:.2em 0}nav ol ol{columns:2}td.l small{color:#555}.v-supported{background:#e3f4e6}.v-inconclusive{background:#fff3d6}.v-contradicted{background:#fbe2e0}.v-no-difference,.v-not-measurable{background:#eceff3}\
@@ -127,15 +127,12 @@ pub fn html(
     preface: &Preface,
     prov: &Provenance,
 ) -> String {
-    let mut h = String::new();
-    let name = esc(&plan.exp.name);
-    let _ = write!(
-        h,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — {name}</title><style>{STYLE}</style></head><body>"
+    let mut h = open(
+        &plan.exp.name,
+        &format!("wafer experiment: {}", plan.exp.name),
+        prov,
+        preface,
     );
-    let _ = write!(h, "<h1>wafer experiment: {name}</h1>");
-    h.push_str(&prov.html());
-    h.push_str(&preface_html(preface));
     h.push_str(&contents(figures, preface));
     let _ = write!(
         h,
@@ -202,18 +199,7 @@ pub fn html(
                 .iter()
                 .find(|(k, _)| *k == f.kind)
                 .map_or("", |(_, d)| d);
-            let stem = esc(&f.stem);
-            let _ = write!(
-                h,
-                "<figure id=\"{stem}\">{}<figcaption>{}; files: {}</figcaption></figure>",
-                f.chart.svg(),
-                esc(what),
-                FORMATS
-                    .iter()
-                    .map(|x| format!("<a href=\"figures/{stem}.{x}\">{stem}.{x}</a>"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+            h.push_str(&figure(&f.stem, &f.chart, what));
         }
         h.push_str("</details>");
     }
@@ -247,9 +233,95 @@ pub fn html(
     h
 }
 
+/// The start of every report: the title, the provenance and the preface.
+fn open(name: &str, title: &str, prov: &Provenance, preface: &Preface) -> String {
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — {}</title><style>{STYLE}</style></head><body><h1>{}</h1>",
+        esc(name),
+        esc(title)
+    );
+    h.push_str(&prov.html());
+    h.push_str(&preface_html(preface));
+    h
+}
+
+/// One figure with its caption and links to its files (`figures/<stem>.svg`, ...).
+fn figure(stem: &str, chart: &crate::plot::Chart, caption: &str) -> String {
+    let stem = esc(stem);
+    format!(
+        "<figure id=\"{stem}\">{}<figcaption>{}; files: {}</figcaption></figure>",
+        chart.svg(),
+        esc(caption),
+        FORMATS
+            .iter()
+            .map(|x| format!("<a href=\"figures/{stem}.{x}\">{stem}.{x}</a>"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The report of a study whose cells are not a grid's (an on-board cache study,
+/// `crate::apu`), on the grid report's page: the provenance and the preface (verdict
+/// table, setup table, comparison as printed), then `notes` (a heading and its lines
+/// each), the figures (`(stem, chart)`, drawn as `figures/<stem>.*`) and every row of
+/// its results table.
+pub fn rows_report(
+    name: &str,
+    title: &str,
+    prov: &Provenance,
+    preface: &Preface,
+    notes: &[(&str, Vec<String>)],
+    charts: &[(String, crate::plot::Chart)],
+    rows: &[crate::parquet_file::Row],
+) -> String {
+    let mut h = open(name, title, prov, preface);
+    for (heading, lines) in notes {
+        let _ = write!(
+            h,
+            "<h2>{}</h2><pre>{}</pre>",
+            esc(heading),
+            esc(&lines.join("\n"))
+        );
+    }
+    h.push_str("<h2 id=\"figures\">Figures</h2>");
+    for (stem, chart) in charts {
+        h.push_str(&figure(stem, chart, &chart.title));
+    }
+    let _ = write!(
+        h,
+        "<h2 id=\"results\">Results</h2><details><summary>{} rows, every column of results.csv</summary><table><tr>",
+        rows.len()
+    );
+    if let Some(r) = rows.first() {
+        for (c, _) in r {
+            let _ = write!(h, "<th>{}</th>", esc(c));
+        }
+    }
+    h.push_str("</tr>");
+    for r in rows {
+        h.push_str("<tr>");
+        for (_, v) in r {
+            let cell = match v {
+                serde_json::Value::Number(n) if n.is_f64() => {
+                    format!("{:.3}", n.as_f64().unwrap_or(f64::NAN))
+                }
+                serde_json::Value::String(s) => esc(s),
+                serde_json::Value::Null => String::new(),
+                other => other.to_string(),
+            };
+            let _ = write!(h, "<td>{cell}</td>");
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table></details></body></html>\n");
+    h
+}
+
 /// The preface: the notes, the verdict table and its key, the figure at a glance,
 /// the setup table, the printed comparison (collapsed) and the figures after it.
-pub(crate) fn preface_html(p: &Preface) -> String {
+fn preface_html(p: &Preface) -> String {
     let mut h = String::new();
     for l in &p.lines {
         let _ = write!(h, "<p class=\"note\">{}</p>", esc(l));

@@ -1104,7 +1104,7 @@ pub fn execute(
     let report = out.join("report.html");
     write_atomic(
         &report,
-        html(study, &results, &charts, &comparison, &verdicts, &prov).as_bytes(),
+        report_html(study, &results, &charts, &comparison, &verdicts, &prov).as_bytes(),
     )?;
     Ok(ApuOutcome {
         results,
@@ -1117,6 +1117,36 @@ pub fn execute(
         comparison,
         verdicts,
     })
+}
+
+/// The study's report, written by the grid reports' writer
+/// ([`crate::report::rows_report`]): the verdict and setup tables and the comparison as
+/// printed, the requests per cell, the figures and every row.
+fn report_html(
+    study: &ApuStudy,
+    rs: &[ApuResult],
+    charts: &[(String, Chart)],
+    cmp: &[String],
+    verdicts: &[VerdictRow],
+    prov: &crate::provenance::Provenance,
+) -> String {
+    let preface = crate::report::Preface {
+        lines: vec![NOTE.to_string()],
+        verdicts: verdicts.to_vec(),
+        setup: study.setup_rows(),
+        printed: cmp.to_vec(),
+        ..crate::report::Preface::default()
+    };
+    let rows: Vec<Row> = rs.iter().map(ApuResult::row).collect();
+    crate::report::rows_report(
+        "apu",
+        "wafer study: apu, an SSD on-board cache with automatic periodic update (paper 004)",
+        prov,
+        &preface,
+        &[("Requests per cell", study.requests_lines())],
+        charts,
+        &rows,
+    )
 }
 
 impl ApuResult {
@@ -2139,72 +2169,4 @@ fn apps(study: &ApuStudy, rs: &[ApuResult], out: &mut Entries) {
         };
         out.verdict(c, per);
     }
-}
-
-fn html(
-    study: &ApuStudy,
-    rs: &[ApuResult],
-    charts: &[(String, Chart)],
-    cmp: &[String],
-    verdicts: &[VerdictRow],
-    prov: &crate::provenance::Provenance,
-) -> String {
-    use crate::plot::esc;
-    let mut h = format!(
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>wafer — apu</title><style>{}</style></head><body>",
-        crate::report::STYLE
-    );
-    h.push_str("<h1>wafer study: apu, an SSD on-board cache with automatic periodic update (paper 004)</h1>");
-    h.push_str(&prov.html());
-    // The grid studies' preface: the note, the verdict table, the setup table and the
-    // comparison as printed.
-    let preface = crate::report::Preface {
-        lines: vec![NOTE.to_string()],
-        verdicts: verdicts.to_vec(),
-        setup: study.setup_rows(),
-        printed: cmp.to_vec(),
-        ..crate::report::Preface::default()
-    };
-    h.push_str(&crate::report::preface_html(&preface));
-    h.push_str(&format!(
-        "<h2 id=\"length\">Requests per cell</h2><pre>{}</pre>",
-        esc(&study.requests_lines().join("\n"))
-    ));
-    h.push_str("<h2 id=\"figures\">Figures</h2><p class=\"key\">The first replicate, as captured; idle threshold 2 ms except in the sweep.</p>");
-    for (_, c) in charts {
-        h.push_str(&format!(
-            "<figure>{}<figcaption>{}</figcaption></figure>",
-            c.svg(),
-            esc(&c.title)
-        ));
-    }
-    // The table's columns, without the cell id and the wafer version.
-    h.push_str(&format!(
-        "<h2 id=\"results\">Results</h2><details><summary>{} cells, every column of results.csv</summary><table><tr>",
-        rs.len()
-    ));
-    let inner = |row: &Row| row[1..row.len() - 1].to_vec();
-    if let Some(r) = rs.first() {
-        for (c, _) in inner(&r.row()) {
-            h.push_str(&format!("<th>{c}</th>"));
-        }
-    }
-    h.push_str("</tr>");
-    for r in rs {
-        h.push_str("<tr>");
-        for (_, v) in inner(&r.row()) {
-            let cell = match v {
-                serde_json::Value::Number(n) if n.is_f64() => {
-                    format!("{:.3}", n.as_f64().unwrap_or(f64::NAN))
-                }
-                serde_json::Value::String(s) => esc(&s),
-                serde_json::Value::Null => String::new(),
-                other => other.to_string(),
-            };
-            h.push_str(&format!("<td>{cell}</td>"));
-        }
-        h.push_str("</tr>");
-    }
-    h.push_str("</table></details></body></html>\n");
-    h
 }
