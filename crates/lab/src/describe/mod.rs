@@ -8,4 +8,5 @@ pub mod known_traces;
 pub mod options;
 pub mod spec;
 pub mod study_def;
+pub mod task;
 pub mod trace_folders;
