@@ -1,5 +1,6 @@
 //! Experiments through the one runner: the whole local run, and a share of the grid
-//! run on a worker (the Dask backend hands each worker a share; see `wafer.dask_run`).
+//! run on a worker from its cells' tasks (the Dask backend hands each worker a share;
+//! see `wafer.dask_run`).
 
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,9 @@ use wafer_lab::lock::OutLock;
 use wafer_lab::presets::{self, Preset};
 use wafer_lab::store::Store;
 use wafer_lab::study::Study;
-use wafer_lab::{publish, CellResult, Experiment, GridStudy, Quiet, RunOptions};
+use wafer_lab::{
+    publish, CellResult, CellTask, Experiment, GridStudy, Quiet, RunOptions, TaskStudy,
+};
 
 use crate::errors::{lab_err, value_err};
 
@@ -40,27 +43,43 @@ pub fn claim_out(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResult<
     })
 }
 
-/// `(id, label, trace index)` of every cell of the experiment, in grid order.
+/// `(id, label, trace index, task)` of every cell of the experiment, in grid order.
+/// The task (JSON, [`CellTask`]) is all a worker needs to compute the cell: the
+/// experiment is planned once, by the driver.
 #[pyfunction]
-pub fn plan_cells(py: Python<'_>, experiment: PathBuf) -> PyResult<Vec<(String, String, usize)>> {
+pub fn plan_cells(
+    py: Python<'_>,
+    experiment: PathBuf,
+) -> PyResult<Vec<(String, String, usize, String)>> {
     py.allow_threads(|| {
         let plan = Experiment::load(&experiment).map_err(lab_err)?;
-        Ok(plan
-            .grid()
-            .iter()
-            .map(|(c, pos)| (c.id(), c.label(), pos.trace))
-            .collect())
+        plan.grid()
+            .into_iter()
+            .map(|(c, pos)| {
+                let (id, label) = (c.id(), c.label());
+                let task = serde_json::to_string(&plan.task(c, pos))
+                    .map_err(|e| value_err(format!("a cell task: {e}")))?;
+                Ok((id, label, pos.trace, task))
+            })
+            .collect()
     })
 }
 
-/// Ids of the cells of the experiment already stored (readable, and the result of
-/// that cell) under `out`.
+/// The cell tasks `tasks` (JSON, as [`plan_cells`] gives them), read back.
+fn read_tasks(tasks: &[String]) -> PyResult<Vec<CellTask>> {
+    tasks
+        .iter()
+        .map(|t| serde_json::from_str(t).map_err(|e| value_err(format!("a cell task: {e}"))))
+        .collect()
+}
+
+/// Ids of the cells among `tasks` already stored (readable, and the result of that
+/// cell) under `out`.
 #[pyfunction]
-pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResult<Vec<String>> {
+pub fn stored_cells(py: Python<'_>, out: PathBuf, tasks: Vec<String>) -> PyResult<Vec<String>> {
     py.allow_threads(|| {
-        let plan = Experiment::load(&experiment).map_err(lab_err)?;
         let store = Store::new(&out);
-        let study = GridStudy::new(plan, None);
+        let study = TaskStudy::new(read_tasks(&tasks)?, None);
         Ok(study
             .cells()
             .iter()
@@ -74,22 +93,16 @@ pub fn stored_cells(py: Python<'_>, experiment: PathBuf, out: PathBuf) -> PyResu
     })
 }
 
-/// Compute the cells `ids` of the experiment with the one runner (`jobs` threads),
-/// storing each under `out` the moment it finishes; the trace is decoded once for the
-/// share. Returns how many cells it computed.
+/// Compute the cells `tasks` (JSON, as [`plan_cells`] gives them) with the one runner
+/// (`jobs` threads), storing each under `out` the moment it finishes; each trace is
+/// decoded once for the share. Nothing is planned: the experiment file is not read
+/// and no trace is checksummed again. Returns how many cells it computed.
 #[pyfunction]
-#[pyo3(signature = (experiment, out, ids, jobs=1))]
-pub fn run_cells(
-    py: Python<'_>,
-    experiment: PathBuf,
-    out: PathBuf,
-    ids: Vec<String>,
-    jobs: usize,
-) -> PyResult<usize> {
+#[pyo3(signature = (out, tasks, jobs=1))]
+pub fn run_cells(py: Python<'_>, out: PathBuf, tasks: Vec<String>, jobs: usize) -> PyResult<usize> {
     crate::malloc::reuse_freed_memory();
     py.allow_threads(|| {
-        let plan = Experiment::load(&experiment).map_err(lab_err)?;
-        let study = Arc::new(GridStudy::new(plan, Some(&out)).with_only(ids));
+        let study = Arc::new(TaskStudy::new(read_tasks(&tasks)?, Some(&out)));
         // The driver holds the folder's lock (`claim_out`); a worker writes through it.
         let opts = RunOptions {
             shared: true,

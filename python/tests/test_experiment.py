@@ -91,6 +91,23 @@ def test_dask_local_cluster_equals_local_runner(grid, tmp_path):
     assert (out / "results.csv").exists() and list((out / "figures").glob("*.svg"))
 
 
+def test_a_share_is_computed_from_its_tasks_alone(grid, tmp_path):
+    # The driver plans; a worker gets the cells' tasks and never reads the experiment
+    # file (gone by then), yet stores what the local runner stores.
+    exp, local = grid
+    copy = tmp_path / "exp.toml"
+    copy.write_text(exp.read_text())
+    planned = wafer._wafer.plan_cells(str(copy))
+    copy.unlink()
+    tasks = [c[3] for c in planned]
+    out = tmp_path / "share"
+    assert wafer._wafer.run_cells(str(out), tasks, jobs=2) == len(tasks)
+    assert cells(out) == cells(local)
+    assert sorted(wafer._wafer.stored_cells(str(out), tasks)) == sorted(c[0] for c in planned)
+    # Resumed, the share computes nothing.
+    assert wafer._wafer.run_cells(str(out), tasks) == 0
+
+
 def test_killed_worker_loses_no_finished_cell_and_rerun_completes(tmp_path):
     # Cells of about a second each, so that the kill lands while both workers compute.
     exp = write_experiment(

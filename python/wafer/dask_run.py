@@ -1,18 +1,21 @@
 """Experiment grids on Dask, through the one runner.
 
-The driver (this process) lists the grid's cells, skips those already stored in the
+The driver (this process) plans the grid once, skips the cells already stored in the
 output folder, and splits the rest into shares of one trace each (enough shares to
-keep every worker busy, as few as that allows). A task runs the Rust runner on its
-share (``_wafer.run_cells``): the trace is decoded once per share and each cell is
-stored atomically in the output folder the moment it finishes, exactly as ``wafer
-run`` stores it. A lost worker therefore loses only the cells it was computing; Dask
-runs its share again elsewhere and the runner skips the cells already stored, and a
-killed driver is finished by running the same command again. When every cell is
-stored, the tables, figures and report are written as the local runner writes them,
-describing this run (cells computed, workers, time).
+keep every worker busy, as few as that allows). A share travels as its cells' tasks
+(JSON: each cell's ``RunSpec``, its identity, and where its trace is and how to read
+it), and a task runs the Rust runner on them (``_wafer.run_cells``) without reading
+the experiment file or checksumming a trace: the trace is decoded once per share and
+each cell is stored atomically in the output folder the moment it finishes, exactly as
+``wafer run`` stores it. A lost worker therefore loses only the cells it was
+computing; Dask runs its share again elsewhere and the runner skips the cells already
+stored, and a killed driver is finished by running the same command again. When every
+cell is stored, the tables, figures and report are written as the local runner writes
+them, describing this run (cells computed, workers, time).
 
-Workers must see the experiment file, its traces and the output folder at the same
-paths (a shared file system on a cluster; any ``LocalCluster``).
+Workers must see the traces and the output folder at the same paths as the driver (a
+shared file system on a cluster; any ``LocalCluster``); devices travel in the tasks and
+Python policy classes by value.
 
 Command line (what ``wafer run exp.toml --dask ADDRESS`` runs)::
 
@@ -35,12 +38,11 @@ from . import _wafer
 from .experiment import default_out
 
 
-def run_share(
-    experiment: str, out: str, ids: list[str], jobs: int, policies: bytes | None = None
-) -> int:
-    """The task: compute a share of the grid on a worker; returns the cells computed.
-    ``policies`` holds the driver's Python policy classes (:func:`_ship`), registered
-    here under their names before the cells run."""
+def run_share(out: str, tasks: list[str], jobs: int, policies: bytes | None = None) -> int:
+    """The task: compute a share of the grid (its cells' tasks, as ``plan_cells`` gives
+    them) on a worker; returns the cells computed. ``policies`` holds the driver's
+    Python policy classes (:func:`_ship`), registered here under their names before the
+    cells run."""
     if policies:
         import pickle
 
@@ -48,7 +50,7 @@ def run_share(
 
         for name, cls in pickle.loads(policies).items():
             register(cls, name)
-    return _wafer.run_cells(experiment, out, ids, jobs=jobs)
+    return _wafer.run_cells(out, tasks, jobs=jobs)
 
 
 def _ship() -> bytes | None:
@@ -78,18 +80,19 @@ def _ship() -> bytes | None:
             cloudpickle.unregister_pickle_by_value(m)
 
 
-def _shares(todo: list[tuple[str, str, int]], workers: int) -> list[list[str]]:
-    """The missing cells in shares of one trace each: one share per trace when there
-    are at least as many traces as workers, else each trace dealt round-robin into
-    enough shares to keep every worker busy. Each share decodes its trace once."""
+def _shares(todo: list[tuple[str, str, int, str]], workers: int) -> list[list[str]]:
+    """The tasks of the missing cells in shares of one trace each: one share per trace
+    when there are at least as many traces as workers, else each trace dealt
+    round-robin into enough shares to keep every worker busy. Each share decodes its
+    trace once."""
     by_trace: dict[int, list[str]] = defaultdict(list)
-    for cid, _, trace in todo:
-        by_trace[trace].append(cid)
+    for _, _, trace, task in todo:
+        by_trace[trace].append(task)
     per_trace = max(1, -(-workers // len(by_trace))) if by_trace else 1
     shares = []
-    for ids in by_trace.values():
-        n = min(per_trace, len(ids))
-        shares += [ids[i::n] for i in range(n)]
+    for tasks in by_trace.values():
+        n = min(per_trace, len(tasks))
+        shares += [tasks[i::n] for i in range(n)]
     return shares
 
 
@@ -166,8 +169,9 @@ def _run_locked(
 ) -> dict[str, Any]:
     from dask.distributed import Client, LocalCluster, as_completed
 
+    # The workers get each cell's task from here and plan nothing.
     cells = _wafer.plan_cells(experiment)
-    stored = set(_wafer.stored_cells(experiment, out))
+    stored = set(_wafer.stored_cells(out, [c[3] for c in cells]))
     todo = [c for c in cells if c[0] not in stored]
     ids = [c[0] for c in todo]
     own = None
@@ -191,7 +195,6 @@ def _run_locked(
             futures = [
                 client.submit(
                     run_share,
-                    experiment,
                     out,
                     share,
                     threads,
@@ -266,8 +269,8 @@ def main(argv: list[str] | None = None) -> int:
         s = run(args.experiment, out, address=args.address)
     except KeyboardInterrupt:
         try:
-            total = len(_wafer.plan_cells(os.path.abspath(args.experiment)))
-            have = len(_wafer.stored_cells(os.path.abspath(args.experiment), out))
+            tasks = [c[3] for c in _wafer.plan_cells(os.path.abspath(args.experiment))]
+            total, have = len(tasks), len(_wafer.stored_cells(out, tasks))
             print(
                 f"wafer: interrupted: {have} of {total} cells are stored in {out};"
                 " run the same command again to finish",

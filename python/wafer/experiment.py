@@ -34,8 +34,9 @@ def run_experiment(
     ``backend="dask"`` sends each missing cell to the Dask scheduler at ``address`` (or
     to ``client``, a ``dask.distributed.Client``; neither: a ``LocalCluster`` on this
     machine), stores each result as it arrives, and writes the tables, figures and
-    report like the local runner. Every worker must see the experiment file and its
-    traces at the same paths.
+    report like the local runner. The cells travel to the workers as tasks (the
+    experiment is planned here only); every worker must see the traces and ``out`` at
+    the same paths.
     """
     out = str(out) if out is not None else default_out(path)
     if backend == "local":

@@ -141,7 +141,7 @@ fn main() {
     );
     let cfg = SimConfig {
         capacity_pages: cap,
-        pages_per_block: 1024,
+        pages_per_block: std::num::NonZeroU32::new(1024).unwrap(),
         ..SimConfig::default()
     };
     println!(

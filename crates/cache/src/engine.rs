@@ -28,6 +28,8 @@
 //!   (`writes_at_end`).
 //! * Metrics definitions are in [`crate::metrics`].
 
+use std::num::NonZeroU32;
+
 use wafer_trace::{Densifier, Granularity, Op, RequestReader};
 
 use crate::after::{AfterSink, IoKind, StorageOp};
@@ -82,8 +84,9 @@ pub struct SimConfig {
     pub granularity: Granularity,
     /// Cache capacity in pages (at least 1).
     pub capacity_pages: u32,
-    /// Pages per erase block (block = page div this).
-    pub pages_per_block: u32,
+    /// Pages per erase block (block = page div this): non-zero by its type, so the
+    /// engine and the policies divide by it as it is.
+    pub pages_per_block: NonZeroU32,
     /// Accesses of the warm-up prefix.
     pub warmup: u64,
     /// Read the page from storage on a write miss too.
@@ -101,7 +104,7 @@ impl Default for SimConfig {
         SimConfig {
             granularity: Granularity::default(),
             capacity_pages: 1024,
-            pages_per_block: 1024,
+            pages_per_block: NonZeroU32::new(1024).expect("non-zero"),
             warmup: 0,
             write_miss_fetch: false,
             flush_at_end: false,
@@ -115,7 +118,7 @@ impl SimConfig {
     /// The [`PolicyCtx`] a policy is built with.
     pub fn policy_ctx(&self, universe_hint: u32) -> PolicyCtx {
         PolicyCtx {
-            pages_per_block: self.pages_per_block.max(1),
+            pages_per_block: self.pages_per_block,
             write_read_cost_ratio: self.cost.t_write_ns as f64 / self.cost.t_read_ns.max(1) as f64,
             universe_hint,
         }
@@ -209,7 +212,7 @@ impl Run {
         Run {
             m: Metrics {
                 capacity: cfg.capacity_pages,
-                pages_per_block: cfg.pages_per_block.max(1),
+                pages_per_block: cfg.pages_per_block.get(),
                 ..Metrics::default()
             },
             warmup: cfg.warmup,
@@ -413,9 +416,9 @@ struct BlockMemo {
 }
 
 impl BlockMemo {
-    fn new(ppb: u32) -> BlockMemo {
+    fn new(ppb: NonZeroU32) -> BlockMemo {
         BlockMemo {
-            ppb: u64::from(ppb.max(1)),
+            ppb: u64::from(ppb.get()),
             base: u64::MAX,
             block: u64::MAX,
         }
@@ -732,7 +735,7 @@ fn run_stream<P: Policy, A: AfterSink>(
     let mut blocks = Densifier::new();
     let (mut have_pages, mut have_blocks) = (0u32, 0u32);
     let gran = cfg.granularity;
-    let ppb = cfg.pages_per_block.max(1);
+    let ppb = cfg.pages_per_block.get();
     let mut index = 0u64;
     let mut flush = |events: &mut Vec<Event>| -> Result<bool, SimError> {
         // Room for every event's key to be new, made here, once per chunk: the
@@ -938,7 +941,7 @@ mod tests {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
         let top = (1u64 << DEV_SHIFT) - 1;
         for ppb in [1u32, 3, 4, 7, 1024, 6144] {
-            let mut m = BlockMemo::new(ppb);
+            let mut m = BlockMemo::new(NonZeroU32::new(ppb).unwrap());
             let mut key = 0u64;
             for _ in 0..20_000 {
                 key = match rng.gen_range(0..4) {
@@ -955,7 +958,7 @@ mod tests {
     fn cfg(cap: u32) -> SimConfig {
         SimConfig {
             capacity_pages: cap,
-            pages_per_block: 4,
+            pages_per_block: NonZeroU32::new(4).unwrap(),
             ..SimConfig::default()
         }
     }

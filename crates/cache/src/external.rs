@@ -359,7 +359,7 @@ impl Policy for External {
             display: factory.display(),
             cap: capacity,
             len: 0,
-            ppb: ctx.pages_per_block.max(1),
+            ppb: ctx.pages_per_block.get(),
             state: Vec::new(),
             keys: Vec::new(),
             next_index: 0,
@@ -582,7 +582,7 @@ mod tests {
     fn config() -> SimConfig {
         SimConfig {
             capacity_pages: 300,
-            pages_per_block: 64,
+            pages_per_block: std::num::NonZeroU32::new(64).unwrap(),
             warmup: 100,
             flush_at_end: true,
             write_miss_fetch: true,

@@ -23,6 +23,8 @@
 //! * Write-back block utilization (paper 000, TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS
 //!   2014, Fig. 5): see [`BurstStats`].
 
+use std::num::NonZeroU32;
+
 use rustc_hash::FxHashSet;
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +37,8 @@ pub const UTILIZATION_RANGES: usize = 10;
 
 /// The range of a burst of `pages` distinct pages out of `ppb`:
 /// `i` with `pages / ppb` in `(i / 10, (i + 1) / 10]`, exact in integers.
-fn utilization_range(pages: u32, ppb: u32) -> usize {
-    let tenths = (u64::from(pages) * UTILIZATION_RANGES as u64).div_ceil(u64::from(ppb.max(1)));
+fn utilization_range(pages: u32, ppb: NonZeroU32) -> usize {
+    let tenths = (u64::from(pages) * UTILIZATION_RANGES as u64).div_ceil(u64::from(ppb.get()));
     (tenths.clamp(1, UTILIZATION_RANGES as u64) - 1) as usize
 }
 
@@ -205,9 +207,9 @@ struct PageSet {
 }
 
 impl PageSet {
-    fn new(ppb: u32) -> PageSet {
+    fn new(ppb: NonZeroU32) -> PageSet {
         PageSet {
-            bits: vec![0; ppb.clamp(1, BITSET_PAGES).div_ceil(64) as usize],
+            bits: vec![0; ppb.get().min(BITSET_PAGES).div_ceil(64) as usize],
             lo: usize::MAX,
             hi: 0,
             far: FxHashSet::default(),
@@ -262,7 +264,7 @@ enum Open {
 /// page apart from the run moves the burst into the page set.
 #[derive(Clone, Debug)]
 pub(crate) struct BurstTracker {
-    ppb: u32,
+    ppb: NonZeroU32,
     open: Open,
     block: u64,
     first: u32,
@@ -277,9 +279,9 @@ pub(crate) struct BurstTracker {
 
 impl BurstTracker {
     /// A tracker for blocks of `ppb` pages.
-    pub(crate) fn new(ppb: u32) -> BurstTracker {
+    pub(crate) fn new(ppb: NonZeroU32) -> BurstTracker {
         BurstTracker {
-            ppb: ppb.max(1),
+            ppb,
             open: Open::None,
             block: 0,
             first: 0,
@@ -295,7 +297,7 @@ impl BurstTracker {
     #[inline(always)]
     pub(crate) fn write(&mut self, block: u64, offset: u32) {
         debug_assert!(
-            offset < self.ppb,
+            offset < self.ppb.get(),
             "page {offset} of a {}-page block",
             self.ppb
         );
@@ -391,7 +393,7 @@ impl BurstTracker {
             s.pages += u64::from(n) * count;
             s.bursts_by_utilization[r] += count;
             s.pages_by_utilization[r] += u64::from(n) * count;
-            if n == ppb {
+            if n == ppb.get() {
                 s.full += count;
             }
             s.histogram.push((n, count));
@@ -399,7 +401,7 @@ impl BurstTracker {
         if s.bursts > 0 {
             s.mean_pages = s.pages as f64 / s.bursts as f64;
         }
-        s.mean_utilization = s.mean_pages / f64::from(ppb);
+        s.mean_utilization = s.mean_pages / f64::from(ppb.get());
         s
     }
 }
@@ -438,9 +440,13 @@ impl MergeTracker {
 mod tests {
     use super::*;
 
+    fn nz(n: u32) -> NonZeroU32 {
+        NonZeroU32::new(n).unwrap()
+    }
+
     #[test]
     fn bursts_follow_block_runs() {
-        let mut t = BurstTracker::new(4);
+        let mut t = BurstTracker::new(nz(4));
         for (b, o) in [(1, 0), (1, 1), (1, 2), (2, 0), (1, 3), (1, 0)] {
             t.write(b, o);
         }
@@ -457,7 +463,7 @@ mod tests {
     /// Writing a page again within a burst is a rewrite, not a larger burst.
     #[test]
     fn rewrites_do_not_grow_a_burst() {
-        let mut t = BurstTracker::new(4);
+        let mut t = BurstTracker::new(nz(4));
         for o in [2, 3, 2, 2, 3, 0, 1] {
             t.write(9, o);
         }
@@ -470,7 +476,7 @@ mod tests {
 
     #[test]
     fn an_explicit_end_splits_a_run() {
-        let mut t = BurstTracker::new(1);
+        let mut t = BurstTracker::new(nz(1));
         t.write(7, 0);
         t.end();
         t.end();
@@ -483,14 +489,14 @@ mod tests {
     /// Range edges are exact: 1 of 10 pages is (0, 10%], 11 of 100 is (10, 20%].
     #[test]
     fn utilization_ranges_are_closed_above() {
-        assert_eq!(utilization_range(1, 10), 0);
-        assert_eq!(utilization_range(2, 10), 1);
-        assert_eq!(utilization_range(10, 100), 0);
-        assert_eq!(utilization_range(11, 100), 1);
-        assert_eq!(utilization_range(1, 6144), 0);
-        assert_eq!(utilization_range(6144, 6144), 9);
-        assert_eq!(utilization_range(1, 1), 9);
-        assert_eq!(utilization_range(u32::MAX, u32::MAX), 9);
+        assert_eq!(utilization_range(1, nz(10)), 0);
+        assert_eq!(utilization_range(2, nz(10)), 1);
+        assert_eq!(utilization_range(10, nz(100)), 0);
+        assert_eq!(utilization_range(11, nz(100)), 1);
+        assert_eq!(utilization_range(1, nz(6144)), 0);
+        assert_eq!(utilization_range(6144, nz(6144)), 9);
+        assert_eq!(utilization_range(1, nz(1)), 9);
+        assert_eq!(utilization_range(u32::MAX, nz(u32::MAX)), 9);
     }
 
     proptest::proptest! {
@@ -501,7 +507,7 @@ mod tests {
             ppb in proptest::sample::select(vec![1u32, 3, 64, 100, BITSET_PAGES + 100]),
             events in proptest::collection::vec((0u64..3, 0u32..u32::MAX, proptest::bool::weighted(0.1)), 0..300),
         ) {
-            let mut t = BurstTracker::new(ppb);
+            let mut t = BurstTracker::new(nz(ppb));
             let mut model: Vec<std::collections::HashSet<u32>> = vec![Default::default()];
             let (mut cur, mut rewrites) = (None, 0u64);
             for &(block, x, end) in &events {

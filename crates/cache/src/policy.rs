@@ -8,6 +8,8 @@
 //! The engine, not the policy, emits the storage read of a read miss (and of a write
 //! miss when `write_miss_fetch` is on), always after the write-backs the miss caused.
 
+use std::num::NonZeroU32;
+
 use wafer_trace::Op;
 
 /// One page access as a policy sees it.
@@ -38,8 +40,9 @@ pub const NO_KEY: u64 = u64::MAX;
 /// Facts about the run a policy may need at construction.
 #[derive(Clone, Copy, Debug)]
 pub struct PolicyCtx {
-    /// Pages per erase block (block = page number div ppb, as `docs/cache.md` says).
-    pub pages_per_block: u32,
+    /// Pages per erase block (block = page number div ppb, as `docs/cache.md` says),
+    /// never zero.
+    pub pages_per_block: NonZeroU32,
     /// Write cost over read cost (`t_w / t_r`), used by cost-aware policies (CRAW's c).
     pub write_read_cost_ratio: f64,
     /// Dense ids expected (a hint for pre-sizing; [`Policy::reserve`] grows beyond it).
@@ -49,7 +52,7 @@ pub struct PolicyCtx {
 impl Default for PolicyCtx {
     fn default() -> Self {
         PolicyCtx {
-            pages_per_block: 1024,
+            pages_per_block: NonZeroU32::new(1024).expect("non-zero"),
             write_read_cost_ratio: 8.0,
             universe_hint: 0,
         }

@@ -18,6 +18,7 @@
 //! Limits: fewer than 2^32 - 1 events and requests (a u32 index each); larger traces
 //! must be streamed.
 
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub mod file;
@@ -320,8 +321,8 @@ impl PreparedTrace {
     }
 
     /// Dense block ids for `pages_per_block`, computed on first use and cached.
-    pub fn block_map(&self, pages_per_block: u32) -> Arc<BlockMap> {
-        let ppb = pages_per_block.max(1);
+    pub fn block_map(&self, pages_per_block: NonZeroU32) -> Arc<BlockMap> {
+        let ppb = pages_per_block.get();
         let mut cache = self.blocks.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = cache.iter().find(|m| m.pages_per_block == ppb) {
             return Arc::clone(m);
@@ -392,10 +393,10 @@ mod tests {
         assert_eq!(t.events(), 5);
         assert_eq!(t.universe(), 3);
         assert_eq!(*t.next_use(), vec![3, u32::MAX, u32::MAX, u32::MAX]);
-        let b = t.block_map(4);
+        let b = t.block_map(NonZeroU32::new(4).unwrap());
         // pages 100, 101 -> block 25; page 7 -> block 1
         assert_eq!(b.of_page, [0, 0, 1]);
         assert_eq!(b.blocks, 2);
-        assert!(Arc::ptr_eq(&b, &t.block_map(4)));
+        assert!(Arc::ptr_eq(&b, &t.block_map(NonZeroU32::new(4).unwrap())));
     }
 }

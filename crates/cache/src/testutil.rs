@@ -121,7 +121,7 @@ impl<P> Outcome<P> {
 /// `next_use` is filled in for offline policies.
 pub fn run<P: Policy>(capacity: u32, params: &P::Params, ppb: u32, trace: &str) -> Outcome<P> {
     let ctx = PolicyCtx {
-        pages_per_block: ppb,
+        pages_per_block: std::num::NonZeroU32::new(ppb).unwrap(),
         ..PolicyCtx::default()
     };
     run_ctx(capacity, params, &ctx, trace)
@@ -137,7 +137,7 @@ pub fn run_ctx<P: Policy>(
     let accesses = parse(trace);
     let mut policy = P::new(capacity, params, ctx).expect("valid params");
     let max_page = accesses.iter().map(|a| a.1).max().unwrap_or(0);
-    let ppb = ctx.pages_per_block.max(1);
+    let ppb = ctx.pages_per_block.get();
     policy.reserve(max_page + 1, max_page / ppb + 1);
     let mut next_use = vec![u64::MAX; accesses.len()];
     let mut last = std::collections::HashMap::new();

@@ -196,7 +196,7 @@ proptest! {
     ) {
         let cfg = SimConfig {
             capacity_pages: cap,
-            pages_per_block: ppb,
+            pages_per_block: std::num::NonZeroU32::new(ppb).unwrap(),
             write_miss_fetch: fetch,
             ..SimConfig::default()
         };
@@ -238,7 +238,7 @@ fn cycling_writes_fill_three_pages_of_the_block() {
     let trace: Vec<(Op, u32)> = (0..3000).map(|i| (Op::Write, i % 3)).collect();
     let cfg = SimConfig {
         capacity_pages: 2,
-        pages_per_block: 1024,
+        pages_per_block: std::num::NonZeroU32::new(1024).unwrap(),
         ..SimConfig::default()
     };
     let spec = PolicySpec::parse("lru").unwrap();

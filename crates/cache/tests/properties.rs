@@ -89,7 +89,7 @@ impl PolicyVisitor for Drive<'_> {
         let universe = self.trace.iter().map(|a| a.1 + 1).max().unwrap_or(0);
         let ctx = SimConfig {
             capacity_pages: self.cap,
-            pages_per_block: self.ppb,
+            pages_per_block: std::num::NonZeroU32::new(self.ppb).unwrap(),
             ..SimConfig::default()
         }
         .policy_ctx(universe);
@@ -236,7 +236,7 @@ fn engine_run(
     let cfg = SimConfig {
         granularity: Granularity::default(),
         capacity_pages: cap,
-        pages_per_block: ppb,
+        pages_per_block: std::num::NonZeroU32::new(ppb).unwrap(),
         ..SimConfig::default()
     };
     let mut sink = VecSink::default();

@@ -92,7 +92,10 @@ impl FtlKind {
 }
 
 /// A complete device description.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// Its serde form is the canonical description a run records (and reads back to build
+/// the device); a device file is read by [`Device::from_toml_file`], not by it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Device {
     /// Profile name.
     pub name: String,

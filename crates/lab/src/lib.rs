@@ -2,7 +2,9 @@
 //!
 //! A run is described once: an [`Experiment`] (an experiment file, `wafer sim`'s
 //! arguments or the Python API's keywords) is validated into a [`Plan`] whose grid of
-//! traces x policies x cache sizes x devices is a list of [`RunSpec`]s. Every study
+//! traces x policies x cache sizes x devices is a list of [`RunSpec`]s, each computed
+//! from its spec and where its trace is alone ([`CellTask`], [`TaskStudy`]: what a Dask
+//! worker gets). Every study
 //! (that grid, [`GridStudy`]; paper 004's timed-SSD grid, [`apu::ApuStudy`]) is a
 //! [`Study`] run by the one resumable, parallel runner [`study::run`], which keeps
 //! each finished cell in the [`store`] the moment it finishes. [`figures`], [`plot`]
@@ -34,7 +36,7 @@ mod show;
 mod studies;
 
 pub use describe::{
-    board, bounds, error, experiment, known_traces, options, spec, study_def, trace_folders,
+    board, bounds, error, experiment, known_traces, options, spec, study_def, task, trace_folders,
 };
 pub use judge::claims;
 pub use keep::{lock, parquet_file, prepared, result, store};
@@ -42,13 +44,14 @@ pub use run::{compute, curve, grid, steady, study, timed};
 pub use show::{figure_file, figures, pdf, plot, png, provenance, report};
 pub use studies::{apu, presets};
 
-pub use compute::{run_cell, CellSink};
+pub use compute::{run_cell, run_task, CellSink};
 pub use error::LabError;
 pub use experiment::{Experiment, GridPos, Plan};
-pub use grid::{execute, publish, Done, GridStudy};
+pub use grid::{execute, publish, Done, GridStudy, TaskStudy};
 pub use options::EngineOptions;
 pub use provenance::Provenance;
 pub use report::Preface;
 pub use result::{CellResult, FtlSummary, Outcome};
 pub use spec::{Access, Measure, PageSize, RunSpec, VERSION};
 pub use study::{Observer, Quiet, RunOptions, Study};
+pub use task::{CellTask, TraceSource};

@@ -674,7 +674,7 @@ impl LruCurve {
         let flush = self.cfg.flush_at_end;
         let mut m = Metrics {
             capacity: cache_pages,
-            pages_per_block: self.cfg.pages_per_block.max(1),
+            pages_per_block: self.cfg.pages_per_block.get(),
             universe: self.footprint,
             warmup_accesses: self.warmup_accesses,
             accesses: reads + writes,

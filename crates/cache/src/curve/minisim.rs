@@ -53,7 +53,7 @@ pub fn sample(t: &PreparedTrace, cfg: &SimConfig, s: &Sampling) -> Result<Sample
             cfg.granularity
         )));
     }
-    let ppb = cfg.pages_per_block.max(1);
+    let ppb = cfg.pages_per_block.get();
     let hashes: Vec<u64> = t
         .keys()
         .iter()
@@ -236,7 +236,7 @@ mod tests {
         let cfg = SimConfig {
             warmup: 300,
             flush_at_end: true,
-            pages_per_block: 8,
+            pages_per_block: std::num::NonZeroU32::new(8).unwrap(),
             ..SimConfig::default()
         };
         let t = PreparedTrace::from_requests(cfg.granularity, &trace(5_000)).unwrap();
@@ -273,7 +273,7 @@ mod tests {
     #[test]
     fn deterministic_and_block_whole() {
         let cfg = SimConfig {
-            pages_per_block: 8,
+            pages_per_block: std::num::NonZeroU32::new(8).unwrap(),
             ..SimConfig::default()
         };
         let t = PreparedTrace::from_requests(cfg.granularity, &trace(20_000)).unwrap();

@@ -117,7 +117,7 @@ impl Sampler {
     fn new(s: &Sampling, cfg: &SimConfig) -> Sampler {
         Sampler {
             s: *s,
-            ppb: cfg.pages_per_block.max(1),
+            ppb: cfg.pages_per_block.get(),
             t: threshold(s.rate),
             core: LruCore::with(0, s.rate, s.rate < 1.0 || s.max_keys.is_some()),
             ids: FxHashMap::default(),
@@ -421,7 +421,7 @@ mod tests {
         let reqs = zipfish(1_000_000, 1);
         // Blocks of 16 pages: 12,500 of them, enough for a sample of blocks.
         let cfg = SimConfig {
-            pages_per_block: 16,
+            pages_per_block: std::num::NonZeroU32::new(16).unwrap(),
             flush_at_end: true,
             ..SimConfig::default()
         };

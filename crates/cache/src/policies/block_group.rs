@@ -11,6 +11,8 @@
 //! Memory: per page 2 × `u32` links + `u64` key + 1 state byte (17 bytes); per block
 //! one list head (12 bytes) + a dirty count (4 bytes).
 
+use std::num::NonZeroU32;
+
 use crate::list::{IndexList, Links};
 use crate::policy::IoSink;
 
@@ -180,6 +182,6 @@ impl BlockGroups {
 /// `docs/cache.md` says; the device number, folded above bit 44 by
 /// `wafer_trace::page_key`, is kept out of the division).
 #[inline]
-pub fn offset_in_block(key: u64, ppb: u32) -> u32 {
-    (wafer_trace::key_page(key) % u64::from(ppb.max(1))) as u32
+pub fn offset_in_block(key: u64, ppb: NonZeroU32) -> u32 {
+    (wafer_trace::key_page(key) % u64::from(ppb.get())) as u32
 }

@@ -37,6 +37,8 @@
 //! written) or O(k log k) for k buffered pages without.
 //! Memory: 17 bytes per page ([`BlockGroups`]) + 16 bytes per block.
 
+use std::num::NonZeroU32;
+
 use super::block_group::{offset_in_block, BlockGroups, ABSENT};
 use crate::list::{IndexList, Links, NIL};
 use crate::params::choice;
@@ -86,7 +88,7 @@ crate::params! {
 #[derive(Debug)]
 pub struct Bplru {
     cap: u32,
-    ppb: u32,
+    ppb: NonZeroU32,
     params: BplruParams,
     pages: BlockGroups,
     blinks: Links,
@@ -120,13 +122,13 @@ impl Bplru {
         if padding {
             let base = sorted[0].0 - u64::from(offset_in_block(sorted[0].0, ppb));
             let mut it = sorted.iter().peekable();
-            for k in base..base + u64::from(ppb) {
+            for k in base..base + u64::from(ppb.get()) {
                 if it.next_if(|e| e.0 == k).is_none() {
                     io.pad_read(k);
                 }
             }
             let mut it = sorted.iter().peekable();
-            for k in base..base + u64::from(ppb) {
+            for k in base..base + u64::from(ppb.get()) {
                 match it.next_if(|e| e.0 == k) {
                     Some(&(k, p)) => io.write_back_keyed(p, k),
                     None => io.pad_write(k),
@@ -159,7 +161,7 @@ impl Policy for Bplru {
     fn new(capacity: u32, params: &BplruParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let mut p = Bplru {
             cap: capacity.max(1),
-            ppb: ctx.pages_per_block.max(1),
+            ppb: ctx.pages_per_block,
             params: params.clone(),
             pages: BlockGroups::default(),
             blinks: Links::default(),
@@ -198,10 +200,10 @@ impl Policy for Bplru {
         } else {
             *seq = NIL;
         }
-        if self.pages.count(a.block) == self.ppb {
+        if self.pages.count(a.block) == self.ppb.get() {
             let compensate = match self.params.compensation {
                 Compensation::Off => false,
-                Compensation::Sequential => self.seq_next[b] == self.ppb,
+                Compensation::Sequential => self.seq_next[b] == self.ppb.get(),
                 Compensation::AnyFull => true,
             };
             if compensate {

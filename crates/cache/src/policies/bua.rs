@@ -297,7 +297,7 @@ impl Policy for Bua {
         let mut p = Bua {
             cap,
             len: 0,
-            ppb: ctx.pages_per_block.max(1),
+            ppb: ctx.pages_per_block.get(),
             literal: params.literal,
             ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),
             tombstones: 0,
@@ -496,7 +496,7 @@ mod tests {
         literal: bool,
     ) -> Result<(), String> {
         let ctx = PolicyCtx {
-            pages_per_block: ppb,
+            pages_per_block: std::num::NonZeroU32::new(ppb).unwrap(),
             universe_hint: 4,
             ..PolicyCtx::default()
         };

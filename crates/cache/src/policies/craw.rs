@@ -112,7 +112,7 @@ mod tests {
 
     fn ctx() -> PolicyCtx {
         PolicyCtx {
-            pages_per_block: 4,
+            pages_per_block: std::num::NonZeroU32::new(4).unwrap(),
             write_read_cost_ratio: 8.0,
             universe_hint: 0,
         }

@@ -56,6 +56,7 @@
 //! per candidate group in the ordered set.
 
 use std::collections::BTreeSet;
+use std::num::NonZeroU32;
 
 use super::block_group::{offset_in_block, BlockGroups, ABSENT};
 use crate::list::{IndexList, Links, NIL};
@@ -84,7 +85,7 @@ crate::params! {
 #[derive(Debug)]
 pub struct LbClock {
     cap: u32,
-    ppb: u32,
+    ppb: NonZeroU32,
     params: LbClockParams,
     pages: BlockGroups,
     blinks: Links,
@@ -180,7 +181,7 @@ impl Policy for LbClock {
     fn new(capacity: u32, params: &LbClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let mut p = LbClock {
             cap: capacity.max(1),
-            ppb: ctx.pages_per_block.max(1),
+            ppb: ctx.pages_per_block,
             params: params.clone(),
             pages: BlockGroups::default(),
             blinks: Links::default(),
@@ -237,7 +238,7 @@ impl Policy for LbClock {
         self.unlist(a.block);
         self.pages.insert(a.page, a.block, a.key, write);
         self.relist(a.block);
-        if write && self.params.h2 && self.pages.count(a.block) == self.ppb {
+        if write && self.params.h2 && self.pages.count(a.block) == self.ppb.get() {
             self.set_recency(a.block, false);
         } else if !sequential {
             self.set_recency(a.block, true);

@@ -90,6 +90,8 @@
 //! high-water mark), about 52 bytes per block (list header, `non_zero`, first key,
 //! hash entry).
 
+use std::num::NonZeroU32;
+
 use rustc_hash::FxHashMap;
 
 use super::block_group::offset_in_block;
@@ -104,12 +106,12 @@ crate::params! {
     /// Parameters of [`TsClock`].
     pub struct TsClockParams {
         /// Pages per erase block; `None` = the run's pages per block.
-        ppb: Option<u32> = None,
+        ppb: Option<NonZeroU32> = None,
             shown "the run's (--block)",
             doc "pages per erase block for the block counters and sorted lists, 1..=16777216 (1024 = 4 MiB blocks of 4 KiB pages)",
-            parse |v| match parse_u32(v)? {
-                0 => Err("expected at least 1 page per block, found `0`".into()),
-                n => Ok(Some(n)),
+            parse |v| match NonZeroU32::new(parse_u32(v)?) {
+                None => Err("expected at least 1 page per block, found `0`".into()),
+                n => Ok(n),
             };
         /// Count levels of a dirty page (paper 000: 4).
         levels: u32 = 4,
@@ -220,7 +222,7 @@ const TABLE_PPB: u32 = 1 << 16;
 #[derive(Debug)]
 pub struct TsClock {
     cap: u32,
-    ppb: u32,
+    ppb: NonZeroU32,
     levels: u32,
     /// `dirty_count` for every `non_zero` value `0..=ppb` (empty if `ppb` >
     /// [`TABLE_PPB`]): saves a division on every dirty access.
@@ -275,7 +277,9 @@ impl TsClock {
     /// `ceil(levels · nz / ppb)`, at most `levels`.
     fn dirty_count_slow(&self, nz: u32) -> u8 {
         let l = u64::from(self.levels);
-        (l * u64::from(nz)).div_ceil(u64::from(self.ppb)).min(l) as u8
+        (l * u64::from(nz))
+            .div_ceil(u64::from(self.ppb.get()))
+            .min(l) as u8
     }
 
     /// Give page `p` (key `key`) its dense block id, looked up by block key on its
@@ -287,7 +291,10 @@ impl TsClock {
     #[cold]
     fn number(&mut self, p: u32, key: u64) {
         let next = self.ids.len() as u32;
-        let id = *self.ids.entry(block_key(key, self.ppb)).or_insert(next);
+        let id = *self
+            .ids
+            .entry(block_key(key, self.ppb.get()))
+            .or_insert(next);
         let off = offset_in_block(key, self.ppb);
         if id == next {
             self.sorted.push(Vec::new());
@@ -481,8 +488,8 @@ impl Policy for TsClock {
 
     fn new(capacity: u32, params: &TsClockParams, ctx: &PolicyCtx) -> Result<Self, ParamError> {
         let cap = capacity.max(1);
-        let ppb = params.ppb.unwrap_or(ctx.pages_per_block).max(1);
-        if ppb > MAX_PPB {
+        let ppb = params.ppb.unwrap_or(ctx.pages_per_block);
+        if ppb.get() > MAX_PPB {
             return Err(ParamError {
                 policy: Self::NAME.into(),
                 msg: format!("ppb: expected at most {MAX_PPB} pages per block, found {ppb}"),
@@ -506,9 +513,9 @@ impl Policy for TsClock {
             s_hand: NIL,
             s_at: (0, 0),
         };
-        p.one_max = p.ppb / p.levels;
-        if p.ppb <= TABLE_PPB {
-            p.count_of = (0..=p.ppb).map(|nz| p.dirty_count_slow(nz)).collect();
+        p.one_max = p.ppb.get() / p.levels;
+        if p.ppb.get() <= TABLE_PPB {
+            p.count_of = (0..=p.ppb.get()).map(|nz| p.dirty_count_slow(nz)).collect();
         }
         p.reserve(ctx.universe_hint, 0);
         Ok(p)
@@ -694,7 +701,7 @@ mod tests {
     /// (`non_zero[b]` = dirty resident pages of block b with count > 0).
     fn with_state(cap: u32, ppb: u32, pages: &[(u32, bool, u8)]) -> TsClock {
         let ctx = PolicyCtx {
-            pages_per_block: ppb,
+            pages_per_block: NonZeroU32::new(ppb).unwrap(),
             ..PolicyCtx::default()
         };
         let mut p = TsClock::new(cap, &TsClockParams::default(), &ctx).unwrap();
@@ -998,7 +1005,7 @@ mod tests {
     #[test]
     fn ppb_parameter_overrides_the_run() {
         let params = TsClockParams {
-            ppb: Some(8),
+            ppb: NonZeroU32::new(8),
             ..TsClockParams::default()
         };
         let trace = "W6 W5 R9 R10 R11 R12";
@@ -1032,7 +1039,7 @@ mod tests {
         assert!(p.set("levels", "8").unwrap_err().contains("1 to 7"));
         p.set("ppb", "1024").unwrap();
         p.set("levels", "7").unwrap();
-        assert_eq!((p.ppb, p.levels), (Some(1024), 7));
+        assert_eq!((p.ppb, p.levels), (NonZeroU32::new(1024), 7));
     }
 
     /// A trimmed page leaves the ring, its sorted list and `non_zero`, and a trimmed
@@ -1098,7 +1105,7 @@ mod tests {
         params: &TsClockParams,
     ) -> Result<(), String> {
         let ctx = PolicyCtx {
-            pages_per_block: run_ppb,
+            pages_per_block: NonZeroU32::new(run_ppb).unwrap(),
             universe_hint: 4,
             ..PolicyCtx::default()
         };
@@ -1166,7 +1173,10 @@ mod tests {
         let shape = (1u32..24, 1u32..10, proptest::option::of(1u32..12), 1u32..8);
         TestRunner::new(Config::with_cases(400))
             .run(&(ops, shape), |(ops, (cap, run_ppb, ppb, levels))| {
-                let params = TsClockParams { ppb, levels };
+                let params = TsClockParams {
+                    ppb: ppb.and_then(NonZeroU32::new),
+                    levels,
+                };
                 check_against_reference(&ops, cap, run_ppb, &params).map_err(TestCaseError::fail)
             })
             .unwrap();

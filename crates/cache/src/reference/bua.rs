@@ -214,7 +214,7 @@ impl Policy for ReferenceBua {
         let mut p = ReferenceBua {
             cap,
             len: 0,
-            ppb: ctx.pages_per_block.max(1),
+            ppb: ctx.pages_per_block.get(),
             literal: params.literal,
             ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),
             tombstones: 0,

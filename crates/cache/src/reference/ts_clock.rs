@@ -4,6 +4,7 @@
 //! faster `ts_clock.rs` is checked against it event for event.
 
 use std::collections::VecDeque;
+use std::num::NonZeroU32;
 
 use rustc_hash::FxHashMap;
 
@@ -57,7 +58,7 @@ impl Hot {
 #[derive(Debug)]
 pub struct ReferenceTsClock {
     cap: u32,
-    ppb: u32,
+    ppb: NonZeroU32,
     levels: u32,
     /// Dense block id of each block key (page number div ppb, device kept apart).
     ids: FxHashMap<u64, u32>,
@@ -94,7 +95,9 @@ impl ReferenceTsClock {
     #[inline]
     fn dirty_count(&self, nz: u32) -> u8 {
         let l = u64::from(self.levels);
-        (l * u64::from(nz)).div_ceil(u64::from(self.ppb)).min(l) as u8
+        (l * u64::from(nz))
+            .div_ceil(u64::from(self.ppb.get()))
+            .min(l) as u8
     }
 
     /// Dense block id of the page of `a`, looked up by block key on its first miss.
@@ -107,7 +110,10 @@ impl ReferenceTsClock {
         let pi = a.page as usize;
         if self.blk[pi] == NIL {
             let next = self.ids.len() as u32;
-            let id = *self.ids.entry(block_key(a.key, self.ppb)).or_insert(next);
+            let id = *self
+                .ids
+                .entry(block_key(a.key, self.ppb.get()))
+                .or_insert(next);
             if id == next {
                 self.sorted.push(Vec::new());
                 self.non_zero.push(0);
@@ -278,7 +284,7 @@ impl Policy for ReferenceTsClock {
         let cap = capacity.max(1);
         let mut p = ReferenceTsClock {
             cap,
-            ppb: params.ppb.unwrap_or(ctx.pages_per_block).max(1),
+            ppb: params.ppb.unwrap_or(ctx.pages_per_block),
             levels: params.levels.clamp(1, 31),
             ids: FxHashMap::default(),
             ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),

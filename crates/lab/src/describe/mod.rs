@@ -9,4 +9,5 @@ pub mod known_traces;
 pub mod options;
 pub mod spec;
 pub mod study_def;
+pub mod task;
 pub mod trace_folders;

@@ -13,6 +13,10 @@
 //! ([`cell_id`]): it holds the trace's checksum, the full device
 //! description and the wafer version, so a rerun finds the runs it already has and a
 //! changed parameter, trace file or wafer version computes afresh.
+//!
+//! A run is computed from its spec and where its trace is alone
+//! ([`crate::task::CellTask`], [`crate::compute`]): what decides the result is what
+//! makes the id, so a cell computed anywhere is stored under the id of what it is.
 
 use std::num::NonZeroU32;
 
@@ -230,6 +234,18 @@ mod tests {
         let mut q = p;
         q.version = "9.9.9".into();
         assert_ne!(q.id(), id);
+    }
+
+    /// Stored results are found by their cell's id: this one was recorded by an
+    /// earlier wafer (at version 0.3.0), and a change to the spec's canonical JSON that
+    /// moved it would orphan every stored cell.
+    #[test]
+    fn ids_stay_what_they_were() {
+        let p = RunSpec {
+            version: "0.3.0".into(),
+            ..spec()
+        };
+        assert_eq!(p.id(), "9b3985ebae4b917e");
     }
 
     #[test]

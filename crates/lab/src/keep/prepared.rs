@@ -2,7 +2,7 @@
 //! [`PreparedTrace`] (`wafer trace prepare`), so a run loads the arrays instead of
 //! decoding and densifying the trace again.
 //!
-//! [`load`] is called where every run gets its trace ([`prepare_trace`]:
+//! [`load_from`] is called where every run gets its trace ([`prepare_trace`]:
 //! `wafer sim`, `wafer run`, the Python API and Dask workers alike). A prepared file is
 //! used only when it matches the run exactly: the trace file's size, modification time
 //! and checksum, the format it is read as (and a custom text trace's columns), and the
@@ -21,6 +21,7 @@ use wafer_trace::Granularity;
 
 use crate::error::LabError;
 use crate::experiment::Plan;
+use crate::task::TraceSource;
 
 /// The prepared file of trace file `trace`: `TRACE.wprep` beside it.
 pub fn path_of(trace: &Path) -> PathBuf {
@@ -30,10 +31,10 @@ pub fn path_of(trace: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// Trace `ti` of `plan` as a prepared file records it, with the trace's path; None
-/// for a generated trace (nothing to keep beside).
-fn source(plan: &Plan, ti: usize) -> Result<Option<(PathBuf, Source)>, LabError> {
-    let (t, format) = &plan.traces[ti];
+/// `trace` (whose checksum is `checksum`) as a prepared file records it, with the
+/// trace's path; None for a generated trace (nothing to keep beside).
+fn source(trace: &TraceSource, checksum: &str) -> Result<Option<(PathBuf, Source)>, LabError> {
+    let t = &trace.def;
     let (None, Some(path)) = (&t.gen, &t.path) else {
         return Ok(None);
     };
@@ -49,8 +50,8 @@ fn source(plan: &Plan, ti: usize) -> Result<Option<(PathBuf, Source)>, LabError>
             path: path.display().to_string(),
             size: meta.len(),
             mtime_ns,
-            checksum: plan.checksums[ti].clone(),
-            format: t.format_label(*format).unwrap_or_default(),
+            checksum: checksum.to_string(),
+            format: trace.format_label().unwrap_or_default(),
         },
     )))
 }
@@ -101,10 +102,28 @@ pub fn load(plan: &Plan, ti: usize) -> Result<Option<PreparedTrace>, LabError> {
 /// [`load`], for a run that does `instead` without the file (named on stderr when
 /// one is there but does not fit).
 pub fn load_or(plan: &Plan, ti: usize, instead: &str) -> Result<Option<PreparedTrace>, LabError> {
-    if plan.exp.stream {
+    load_from(
+        &plan.trace_source(ti),
+        &plan.checksums[ti],
+        plan.granularity(),
+        instead,
+    )
+}
+
+/// `trace` (whose checksum is `checksum`, read at granularity `g`) from its prepared
+/// file, when there is one and it fits; None otherwise, and always for a streamed
+/// trace. A run that does `instead` without the file names it on stderr when one is
+/// there but does not fit.
+pub fn load_from(
+    trace: &TraceSource,
+    checksum: &str,
+    g: Granularity,
+    instead: &str,
+) -> Result<Option<PreparedTrace>, LabError> {
+    if trace.stream {
         return Ok(None);
     }
-    let Some((trace, want)) = source(plan, ti)? else {
+    let Some((trace, want)) = source(trace, checksum)? else {
         return Ok(None);
     };
     let path = path_of(&trace);
@@ -128,7 +147,7 @@ pub fn load_or(plan: &Plan, ti: usize, instead: &str) -> Result<Option<PreparedT
         }
     };
     let h = file.header();
-    if let Some(why) = mismatch(&h.source, h.granularity, &want, plan.granularity()) {
+    if let Some(why) = mismatch(&h.source, h.granularity, &want, g) {
         return redo(why);
     }
     file.load().map(Some).map_err(sim)
@@ -137,12 +156,13 @@ pub fn load_or(plan: &Plan, ti: usize, instead: &str) -> Result<Option<PreparedT
 /// Prepare trace `ti` of `plan` from its source and keep it beside the trace
 /// (atomically). Returns the prepared file's path and the trace.
 pub fn keep(plan: &Plan, ti: usize) -> Result<(PathBuf, PreparedTrace), LabError> {
-    let Some((trace, source)) = source(plan, ti)? else {
+    let from = plan.trace_source(ti);
+    let Some((trace, source)) = source(&from, &plan.checksums[ti])? else {
         return Err(LabError::Invalid(
             "a generated trace has no file to keep a prepared trace beside".into(),
         ));
     };
-    let t = prepare_from_source(plan, ti)?;
+    let t = prepare_from_source(&from, plan.granularity())?;
     let path = path_of(&trace);
     t.save(&path, source).map_err(sim)?;
     Ok((path, t))
@@ -152,24 +172,28 @@ fn sim(e: wafer_cache::SimError) -> LabError {
     LabError::Invalid(e.to_string())
 }
 
-/// Trace `ti` of `plan` prepared (once per trace; cells share it): read from its
-/// prepared file when one fits the run ([`load`]), otherwise
-/// decoded and densified from the trace. Every run gets its trace here.
-pub fn prepare_trace(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
-    match load(plan, ti)? {
+/// `trace` (whose checksum is `checksum`) prepared at granularity `g` (once per
+/// trace; cells share it): read from its prepared file when one fits the run
+/// ([`load_from`]), otherwise decoded and densified from the trace. Every run gets
+/// its trace here.
+pub fn prepare_trace(
+    trace: &TraceSource,
+    checksum: &str,
+    g: Granularity,
+) -> Result<PreparedTrace, LabError> {
+    match load_from(trace, checksum, g, "preparing from the trace")? {
         Some(t) => Ok(t),
-        None => prepare_from_source(plan, ti),
+        None => prepare_from_source(trace, g),
     }
 }
 
-/// Decode and densify trace `ti` of `plan`.
-pub fn prepare_from_source(plan: &Plan, ti: usize) -> Result<PreparedTrace, LabError> {
-    let (t, format) = &plan.traces[ti];
-    let mut reader = t.open(*format)?;
+/// Decode and densify `trace` at granularity `g`.
+pub fn prepare_from_source(trace: &TraceSource, g: Granularity) -> Result<PreparedTrace, LabError> {
+    let mut reader = trace.open()?;
     let limit = crate::bounds::memory_limit();
-    let p = PreparedTrace::read_within(plan.granularity(), reader.as_mut(), &mut |_| {}, limit)
-        .map_err(|e| prepare_error(&t.source(), e))?;
-    say_skipped(&t.source(), reader.skipped());
+    let p = PreparedTrace::read_within(g, reader.as_mut(), &mut |_| {}, limit)
+        .map_err(|e| prepare_error(&trace.source(), e))?;
+    say_skipped(&trace.source(), reader.skipped());
     Ok(p)
 }
 

@@ -1,95 +1,133 @@
-//! Computing one run: the trace through the policy, the after-cache operations into
-//! the device's FTL ([`CellSink`]), the result as a [`CellResult`].
+//! Computing one cell from its spec: the trace through the policy, the after-cache
+//! operations into the device's FTL ([`CellSink`]), the result as a [`CellResult`].
 //!
-//! [`run_cell`] computes one run of a plan on its own (what the runner computes for
-//! it, a check of purity). A run is matched to the plan by its parameters (trace
-//! checksum, device description and wafer version included); a run of another plan,
-//! trace file or wafer version is refused rather than computed with the wrong
-//! inputs.
+//! `compute` reads everything that decides the result from the cell's [`RunSpec`]
+//! (the policy from its label, the cache size from its text and the footprint, the
+//! device from its description and aging, the engine options), and only the trace from
+//! elsewhere ([`TraceSource`]): so a cell is computed the same way wherever it runs,
+//! by the local runner or on a Dask worker that never saw the experiment file.
+//!
+//! [`run_task`] computes one cell from its task alone, and [`run_cell`] one cell of a
+//! plan (what the runner computes for it, a check of purity). A run is matched to the
+//! plan by its parameters (trace checksum, device description and wafer version
+//! included); a run of another plan, trace file or wafer version is refused rather
+//! than computed with the wrong inputs.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use wafer_cache::after::{FileSink, IoKind};
 use wafer_cache::{
-    run_policy, AfterError, AfterSink, Footprint, Input, PreparedTrace, SimConfig, StorageOp,
+    run_policy, AfterError, AfterSink, Footprint, Input, PolicySpec, PreparedTrace, SimConfig,
+    StorageOp,
 };
-use wafer_ftl::{AnyFtl, Ftl, FtlError};
+use wafer_ftl::{AnyFtl, Device, Ftl, FtlError};
+use wafer_trace::units::CacheSize;
 use wafer_trace::{Op, Request};
 
 use crate::error::LabError;
-use crate::experiment::{DeviceChoice, GridPos, Plan};
+use crate::experiment::Plan;
 use crate::prepared::{prepare_trace, say_skipped, stream_error};
 use crate::result::{CellResult, Decimator, FtlSummary};
 use crate::spec::{Measure, RunSpec, VERSION};
+use crate::task::{CellTask, TraceSource};
 use crate::timed::TimedDevice;
 
 /// Points kept of each write pattern (Fig. 10 scatter).
 pub(crate) const PATTERN_POINTS: usize = 3000;
 
-/// Compute one run of `plan` on its own: its trace is prepared, or with
-/// `stream = true` counted and streamed.
+/// Compute one run of `plan` on its own ([`run_task`] of its task).
 pub fn run_cell(plan: &Plan, cell: &RunSpec) -> Result<CellResult, LabError> {
-    let pos = locate(plan, cell)?;
+    let pos = plan.position(cell).ok_or_else(|| LabError::Cell {
+        cell: cell.label(),
+        msg: format!(
+            "cell {} is not in this experiment (different parameters, trace file or wafer version {})",
+            cell.id(),
+            VERSION
+        ),
+    })?;
+    run_task(&plan.task(cell.clone(), pos))
+}
+
+/// Compute one cell from its task alone: its trace is prepared, or with
+/// `stream = true` counted and streamed.
+pub fn run_task(task: &CellTask) -> Result<CellResult, LabError> {
+    let (spec, trace) = (&task.spec, &task.trace);
     let work = AtomicU64::new(0);
-    if plan.exp.stream {
-        let (t, format) = &plan.traces[pos.trace];
-        let mut reader = t.open(*format)?;
-        let f = Footprint::count(plan.granularity(), reader.as_mut(), &mut |_| {})
-            .map_err(|e| stream_error(&t.source(), e))?;
+    let devices = AgedDevices::new();
+    if trace.stream {
+        let mut reader = trace.open()?;
+        let f = Footprint::count(spec.granularity(), reader.as_mut(), &mut |_| {})
+            .map_err(|e| stream_error(&trace.source(), e))?;
         return compute(
-            plan,
-            cell,
-            pos,
+            spec,
+            trace,
             CellInput::Stream(Some(f.pages)),
-            &AgedDevices::new(plan),
+            &devices,
             None,
             &work,
         );
     }
     // A prepared trace depends on the file, the format it is read as and the
     // granularity.
-    let trace = prepare_trace(plan, pos.trace)?;
+    let prepared = prepare_trace(trace, &spec.trace_checksum, spec.granularity())?;
     compute(
-        plan,
-        cell,
-        pos,
-        CellInput::Prepared(&trace),
-        &AgedDevices::new(plan),
+        spec,
+        trace,
+        CellInput::Prepared(&prepared),
+        &devices,
         None,
         &work,
     )
 }
 
-/// The devices of a plan, each built and aged once and copied into every cell that
+/// A device as the cells get it: built from a spec's description, aged as the spec
+/// says, with its page read time.
+type Aged = Result<(AnyFtl, u64), String>;
+
+/// The devices of a run, each built and aged once and copied into every cell that
 /// runs on it: aging is deterministic (seeded), and on a 16 GiB card with few log
-/// blocks it costs seconds that every cell would otherwise repeat.
-pub(crate) struct AgedDevices(Vec<OnceLock<Result<AnyFtl, String>>>);
+/// blocks it costs seconds that every cell would otherwise repeat. A device is known
+/// by what the cells' specs say of it (its description and its aging, seed included),
+/// so cells of any origin share it.
+pub(crate) struct AgedDevices(Mutex<HashMap<String, Arc<OnceLock<Aged>>>>);
 
 impl AgedDevices {
     /// None built yet.
-    pub(crate) fn new(plan: &Plan) -> AgedDevices {
-        let n = plan.devices.len() * plan.seeds.len();
-        AgedDevices((0..n).map(|_| OnceLock::new()).collect())
+    pub(crate) fn new() -> AgedDevices {
+        AgedDevices(Mutex::new(HashMap::new()))
     }
 
-    /// A fresh copy of device `di` of `plan`, aged as the plan says with the seed of
-    /// replicate `ri`, with its page read time (None for the cache-only column).
-    fn copy(&self, plan: &Plan, di: usize, ri: usize) -> Result<Option<(AnyFtl, u64)>, String> {
-        let DeviceChoice::Device(_, d) = &plan.devices[di] else {
+    /// A fresh copy of the device of `spec`, aged as it says, with its page read
+    /// time (None for a cache-only cell).
+    fn copy(&self, spec: &RunSpec) -> Result<Option<(AnyFtl, u64)>, String> {
+        if spec.device_spec.is_empty() {
             return Ok(None);
-        };
-        let aged = self.0[di * plan.seeds.len() + ri].get_or_init(|| {
+        }
+        let key = serde_json::to_string(&(&spec.device_spec, &spec.aging))
+            .expect("device descriptions and agings serialise");
+        // The map is held only to find the slot; a device is built outside it, and a
+        // cell that needs one being built waits for it.
+        let slot = Arc::clone(
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(key)
+                .or_default(),
+        );
+        let aged = slot.get_or_init(|| {
+            let d: Device = serde_json::from_str(&spec.device_spec)
+                .map_err(|e| format!("device description: {e}"))?;
             let mut f = d.build_ftl().map_err(|e| e.to_string())?;
-            if let (Some(a), Some(seed)) = (&plan.aging, plan.seeds[ri]) {
-                let a = wafer_ftl::aging::Aging { seed, ..a.clone() };
-                wafer_ftl::aging::age(&mut f, &a).map_err(|e| format!("aging: {e}"))?;
+            if let Some(a) = &spec.aging {
+                wafer_ftl::aging::age(&mut f, a).map_err(|e| format!("aging: {e}"))?;
             }
-            Ok(f)
+            Ok((f, d.latency.read_ns))
         });
-        aged.clone().map(|f| Some((f, d.latency.read_ns)))
+        aged.clone().map(Some)
     }
 }
 
@@ -103,24 +141,12 @@ pub(crate) enum CellInput<'a> {
     Stream(Option<u32>),
 }
 
-fn locate(plan: &Plan, cell: &RunSpec) -> Result<GridPos, LabError> {
-    plan.position(cell).ok_or_else(|| LabError::Cell {
-        cell: cell.label(),
-        msg: format!(
-            "cell {} is not in this experiment (different parameters, trace file or wafer version {})",
-            cell.id(),
-            VERSION
-        ),
-    })
-}
-
-/// Compute a run: stream the trace through the policy, the after-cache operations
-/// into the device's FTL (and into the file `after` when given); `work` counts the
-/// accesses done.
+/// Compute the cell `spec`: stream its trace (from `input`, or read from `trace`)
+/// through the policy, the after-cache operations into the device's FTL (and into the
+/// file `after` when given); `work` counts the accesses done.
 pub(crate) fn compute(
-    plan: &Plan,
-    params: &RunSpec,
-    pos: GridPos,
+    spec: &RunSpec,
+    trace: &TraceSource,
     input: CellInput<'_>,
     devices: &AgedDevices,
     after: Option<&Path>,
@@ -128,36 +154,37 @@ pub(crate) fn compute(
 ) -> Result<CellResult, LabError> {
     let t0 = Instant::now();
     let fail = |msg: String| LabError::Cell {
-        cell: params.label(),
+        cell: spec.label(),
         msg,
     };
-    let id = params.id();
+    let id = spec.id();
+    let policy = PolicySpec::parse(&spec.policy).map_err(|e| fail(e.to_string()))?;
+    let size = CacheSize::parse(&spec.cache).map_err(|e| fail(e.to_string()))?;
     let footprint = u64::from(match input {
         CellInput::Prepared(t) => t.universe(),
         CellInput::Stream(pages) => pages.unwrap_or(0),
     });
-    let size = plan.sizes[pos.size].1;
+    let granularity = spec.granularity();
     let capacity_pages = size
-        .pages(plan.granularity().unit(), footprint)
+        .pages(granularity.unit(), footprint)
         .map_err(|e| fail(e.to_string()))?;
-    let e = &plan.exp;
     let cfg = SimConfig {
-        granularity: plan.granularity(),
+        granularity,
         capacity_pages,
-        pages_per_block: plan.pages_per_block.get(),
-        warmup: e.options.warmup,
-        write_miss_fetch: e.options.write_miss_fetch,
-        flush_at_end: e.options.flush_at_end,
-        cost: e.options.cost(),
-        series_every: e.options.series_every,
+        pages_per_block: spec.pages_per_block,
+        warmup: spec.warmup,
+        write_miss_fetch: spec.write_miss_fetch,
+        flush_at_end: spec.flush_at_end,
+        cost: spec.cost,
+        series_every: spec.series_every,
     };
-    let dev = match devices
-        .copy(plan, pos.device, pos.replicate)
-        .map_err(fail)?
-    {
-        Some((ftl, read_ns)) => Some(
-            TimedDevice::new(ftl, read_ns, plan.address_map).map_err(|e| fail(e.to_string()))?,
-        ),
+    let dev = match devices.copy(spec).map_err(fail)? {
+        Some((ftl, read_ns)) => {
+            let map = spec
+                .address_map
+                .ok_or_else(|| fail("a cell with a device needs an address map".into()))?;
+            Some(TimedDevice::new(ftl, read_ns, map).map_err(|e| fail(e.to_string()))?)
+        }
         None => None,
     };
     let file = match after {
@@ -165,7 +192,7 @@ pub(crate) fn compute(
         None => None,
     };
     let mut sink = CellSink::new(dev, cfg.unit(), file);
-    if params.measure == Measure::Steady {
+    if spec.measure == Measure::Steady {
         sink.recording();
     }
     // A stream that was not counted first is read by this cell alone: it says what
@@ -174,30 +201,19 @@ pub(crate) fn compute(
     let uncounted = matches!(input, CellInput::Stream(None));
     let input = match input {
         CellInput::Prepared(t) => Input::Prepared(t),
-        CellInput::Stream(_) => {
-            let (t, format) = &plan.traces[pos.trace];
-            Input::Stream(reader.insert(t.open(*format)?).as_mut())
-        }
+        CellInput::Stream(_) => Input::Stream(reader.insert(trace.open()?).as_mut()),
     };
     let mut done = 0u64;
-    let cache = run_policy(
-        &plan.policies[pos.policy],
-        input,
-        &cfg,
-        &mut sink,
-        &mut |n| {
-            work.fetch_add(n.saturating_sub(done), Ordering::Relaxed);
-            done = n;
-        },
-    )
+    let cache = run_policy(&policy, input, &cfg, &mut sink, &mut |n| {
+        work.fetch_add(n.saturating_sub(done), Ordering::Relaxed);
+        done = n;
+    })
     .map_err(|e| match e {
-        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => {
-            stream_error(&plan.traces[pos.trace].0.source(), e)
-        }
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => stream_error(&trace.source(), e),
         e => fail(e.to_string()),
     })?;
     if let (true, Some(r)) = (uncounted, &reader) {
-        say_skipped(&plan.traces[pos.trace].0.source(), r.skipped());
+        say_skipped(&trace.source(), r.skipped());
     }
     let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
     // Steady state: the cell's own stream again, pass after pass, then one measured.
@@ -228,7 +244,7 @@ pub(crate) fn compute(
     });
     Ok(CellResult {
         id,
-        params: params.clone(),
+        params: spec.clone(),
         capacity_pages,
         // A streamed run that was not counted first learns the footprint itself.
         footprint_pages: if footprint == 0 {

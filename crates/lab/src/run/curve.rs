@@ -328,7 +328,7 @@ pub fn compute(
         Access::Record => Granularity::Record,
     };
     let unit = granularity.unit();
-    let ppb = settings.pages_per_block.get();
+    let ppb = settings.pages_per_block;
     let cfg = SimConfig {
         granularity,
         capacity_pages: 1,
@@ -503,7 +503,7 @@ pub fn compute(
                 seed,
                 cache_pages: p.cache_pages,
                 page_size: u32::try_from(unit).unwrap_or(u32::MAX),
-                pages_per_block: ppb,
+                pages_per_block: ppb.get(),
                 granularity,
                 warmup: exp.options.warmup,
                 write_miss_fetch: exp.options.write_miss_fetch,

@@ -2,6 +2,11 @@
 //! run a [`RunSpec`], computed by the one runner ([`crate::study::run`]), then the
 //! tables, figures and report ([`execute`]).
 //!
+//! The cells are computed from their tasks ([`CellTask`]: the spec and where its trace
+//! is) by a [`TaskStudy`], which needs no experiment: a Dask worker runs one on the
+//! tasks of its share, and a [`GridStudy`] is one on every task of a plan, with the
+//! plan kept for the tables, figures and report.
+//!
 //! Each trace that still has missing runs is decoded and densified once into a
 //! [`PreparedTrace`] shared read-only by its runs (also a trace whose facts for the
 //! report are not stored yet). With `stream = true` a trace is never held in memory:
@@ -10,23 +15,25 @@
 //! the after-cache operations go straight into the device's FTL (never materialised,
 //! unless an after-cache file is asked for).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 
-use wafer_cache::{PreparedTrace, SimError};
-use wafer_trace::{Densifier, Op};
+use wafer_cache::{PolicySpec, PreparedTrace, SimError};
+use wafer_trace::units::CacheSize;
+use wafer_trace::{Densifier, Granularity, Op};
 
 use crate::compute::{compute, AgedDevices, CellInput, PATTERN_POINTS};
 use crate::error::LabError;
-use crate::experiment::{GridPos, Plan};
-use crate::prepared::{prepare_error, prepare_trace, say_skipped};
+use crate::experiment::Plan;
+use crate::prepared::{load_from, prepare_error, prepare_trace, say_skipped};
 use crate::report::Preface;
 use crate::result::{CellResult, Decimator, Outcome, TraceInfo};
 use crate::spec::RunSpec;
 use crate::store::{write_atomic, Store};
 use crate::study::{self, Observer, RunOptions, Study};
+use crate::task::{CellTask, TraceSource};
 
 /// How the runs of one trace get their accesses.
 pub enum TraceInput {
@@ -42,97 +49,168 @@ pub type AfterFile = dyn Fn(&RunSpec) -> Option<PathBuf> + Send + Sync;
 /// Makes a report's opening notes from the results (a preset's claims).
 pub type PrefaceFn = dyn Fn(&[CellResult]) -> Preface + Send + Sync;
 
-/// An experiment's grid as a [`Study`].
-pub struct GridStudy {
-    plan: Plan,
-    out: Option<PathBuf>,
-    positions: HashMap<String, GridPos>,
-    after: Box<AfterFile>,
-    preface: Box<PrefaceFn>,
-    infos: Mutex<Vec<Option<TraceInfo>>>,
-    only: Option<std::collections::HashSet<String>>,
-    devices: AgedDevices,
-    /// Each trace's file size, for [`Study::cost`].
-    sizes: Vec<u64>,
+/// A trace the cells of a study read: where it is, and what its cells' specs say of
+/// it (label, checksum, how its requests become accesses).
+struct Trace {
+    source: TraceSource,
+    label: String,
+    checksum: String,
+    granularity: Granularity,
+    /// The file's size (a generator: the largest file's), for [`Study::cost`].
+    bytes: u64,
 }
 
-impl GridStudy {
-    /// The grid of `plan`; trace facts are stored under `out` (when given), and
-    /// `outputs.keep_after` keeps each run's after-cache trace as
-    /// `<out>/after/<id>.csv`.
-    pub fn new(plan: Plan, out: Option<&Path>) -> GridStudy {
-        let positions = plan.grid().into_iter().map(|(c, p)| (c.id(), p)).collect();
-        let after: Box<AfterFile> = match out {
-            Some(o) if plan.exp.outputs.keep_after => {
-                let dir = o.join("after");
-                Box::new(move |c: &RunSpec| Some(dir.join(format!("{}.csv", c.id()))))
-            }
-            _ => Box::new(|_: &RunSpec| None),
-        };
-        let n = plan.traces.len();
-        let devices = AgedDevices::new(&plan);
-        let files: Vec<Option<u64>> = plan
-            .traces
+impl Trace {
+    /// The trace of `task`.
+    fn of(task: &CellTask) -> Trace {
+        Trace {
+            source: task.trace.clone(),
+            label: task.spec.trace.clone(),
+            checksum: task.spec.trace_checksum.clone(),
+            granularity: task.spec.granularity(),
+            bytes: 0,
+        }
+    }
+
+    /// Whether `task` reads this trace, read the same way.
+    fn reads(&self, task: &CellTask) -> bool {
+        self.source == task.trace
+            && self.checksum == task.spec.trace_checksum
+            && self.granularity == task.spec.granularity()
+    }
+}
+
+/// Cells given as tasks, each computed from its task alone ([`CellTask`]): a share of
+/// a grid on a worker that has no experiment, or a whole plan's grid ([`GridStudy`]).
+/// The cells of one trace share its input, built once; finished cells and the facts of
+/// their traces are stored under `out` when given.
+pub struct TaskStudy {
+    tasks: Vec<CellTask>,
+    /// Each cell's index in `tasks`, by id.
+    index: HashMap<String, usize>,
+    /// Each task's trace, an index into `traces` (traces in order of first use).
+    trace_of: Vec<usize>,
+    traces: Vec<Trace>,
+    /// Each task's [`Study::cost`].
+    costs: Vec<u64>,
+    out: Option<PathBuf>,
+    /// Names each cell's after-cache file in place of `outputs.keep_after`.
+    after: Option<Box<AfterFile>>,
+    infos: Mutex<Vec<Option<TraceInfo>>>,
+    only: Option<HashSet<String>>,
+    devices: AgedDevices,
+    /// Whether a cache size is a share of the footprint (known only once counted).
+    needs_footprint: bool,
+    /// Whether every policy can run streamed (an offline policy needs the whole
+    /// trace in memory).
+    can_stream: bool,
+}
+
+impl TaskStudy {
+    /// The cells `tasks`; trace facts (and with `keep_after` each cell's after-cache
+    /// trace, as `<out>/after/<id>.csv`) are stored under `out` when given.
+    pub fn new(tasks: Vec<CellTask>, out: Option<&Path>) -> TaskStudy {
+        let mut traces: Vec<Trace> = Vec::new();
+        let mut trace_of = Vec::with_capacity(tasks.len());
+        for t in &tasks {
+            // Cells come trace by trace: the last trace first.
+            let known = match traces.last() {
+                Some(last) if last.reads(t) => Some(traces.len() - 1),
+                _ => traces.iter().position(|tr| tr.reads(t)),
+            };
+            trace_of.push(known.unwrap_or_else(|| {
+                traces.push(Trace::of(t));
+                traces.len() - 1
+            }));
+        }
+        let files: Vec<Option<u64>> = traces
             .iter()
-            .map(|(t, _)| {
-                t.path
+            .map(|t| {
+                t.source
+                    .def
+                    .path
                     .as_ref()
                     .and_then(|p| std::fs::metadata(p).ok())
                     .map(|m| m.len())
             })
             .collect();
         let largest = files.iter().flatten().copied().max().unwrap_or(1);
-        let sizes = files.into_iter().map(|f| f.unwrap_or(largest)).collect();
-        GridStudy {
-            sizes,
-            devices,
-            plan,
+        for (t, f) in traces.iter_mut().zip(files) {
+            t.bytes = f.unwrap_or(largest);
+        }
+        // Each policy parsed once: its weight, and whether it is offline (a policy
+        // that does not parse here fails its cells when they run).
+        let mut policies: HashMap<&str, (u64, bool)> = HashMap::new();
+        for t in &tasks {
+            policies.entry(&t.spec.policy).or_insert_with(|| {
+                PolicySpec::parse(&t.spec.policy)
+                    .map_or((4, false), |p| (policy_weight(&p), p.info().offline))
+            });
+        }
+        let costs = tasks
+            .iter()
+            .zip(&trace_of)
+            .map(|(t, &ti)| {
+                let size = traces[ti]
+                    .bytes
+                    .saturating_mul(policies[t.spec.policy.as_str()].0);
+                if t.spec.device_spec.is_empty() {
+                    size
+                } else {
+                    size.saturating_mul(3)
+                }
+            })
+            .collect();
+        let can_stream = !policies.values().any(|&(_, offline)| offline);
+        let needs_footprint = tasks
+            .iter()
+            .any(|t| CacheSize::parse(&t.spec.cache).is_ok_and(|s| s.needs_footprint()));
+        let index = tasks.iter().enumerate().map(|(i, t)| (t.id(), i)).collect();
+        let n = traces.len();
+        TaskStudy {
+            tasks,
+            index,
+            trace_of,
+            traces,
+            costs,
             out: out.map(Path::to_path_buf),
-            positions,
-            after,
-            preface: Box::new(|_: &[CellResult]| Preface::default()),
+            after: None,
             infos: Mutex::new(vec![None; n]),
             only: None,
+            devices: AgedDevices::new(),
+            needs_footprint,
+            can_stream,
         }
     }
 
     /// Only the runs whose ids are in `ids` (a share of the grid, for a distributed
     /// driver that hands each worker a part).
-    pub fn with_only(mut self, ids: impl IntoIterator<Item = String>) -> GridStudy {
+    pub fn with_only(mut self, ids: impl IntoIterator<Item = String>) -> TaskStudy {
         self.only = Some(ids.into_iter().collect());
         self
     }
 
     /// Name each run's after-cache file with `after` instead.
-    pub fn with_after(mut self, after: Box<AfterFile>) -> GridStudy {
-        self.after = after;
+    pub fn with_after(mut self, after: Box<AfterFile>) -> TaskStudy {
+        self.after = Some(after);
         self
     }
 
-    /// Open the report with `preface`'s notes.
-    pub fn with_preface(mut self, preface: Box<PrefaceFn>) -> GridStudy {
-        self.preface = preface;
-        self
-    }
-
-    /// The plan.
-    pub fn plan(&self) -> &Plan {
-        &self.plan
-    }
-
-    fn pos(&self, cell: &RunSpec) -> GridPos {
-        self.positions[&cell.id()]
+    /// The task of `cell`, and its index.
+    fn task(&self, cell: &RunSpec) -> (usize, &CellTask) {
+        let i = self.index[&cell.id()];
+        (i, &self.tasks[i])
     }
 
     fn stored_info(&self, ti: usize) -> Option<TraceInfo> {
         let out = self.out.as_deref()?;
-        let b = std::fs::read(trace_info_path(out, &self.plan, ti)).ok()?;
+        let b = std::fs::read(trace_info_path(out, &self.traces[ti])).ok()?;
         serde_json::from_slice(&b).ok()
     }
 
     fn keep_info(&self, ti: usize, info: TraceInfo) -> Result<(), LabError> {
         if let Some(out) = &self.out {
-            store_info(&info, out, &self.plan, ti)?;
+            store_info(&info, out, &self.traces[ti])?;
         }
         self.infos.lock().unwrap_or_else(|e| e.into_inner())[ti] = Some(info);
         Ok(())
@@ -141,15 +219,15 @@ impl GridStudy {
     /// Facts about every trace, from this run, the store, or a pass over the trace.
     fn traces(&self) -> Result<Vec<TraceInfo>, LabError> {
         let mut all = Vec::new();
-        for ti in 0..self.plan.traces.len() {
+        for (ti, t) in self.traces.iter().enumerate() {
             let known = self.infos.lock().unwrap_or_else(|e| e.into_inner())[ti].clone();
             let info = match known.or_else(|| self.stored_info(ti)) {
                 Some(i) => i,
                 None => {
-                    let info = if self.plan.exp.stream {
-                        describe_streamed(&self.plan, ti)?
+                    let info = if t.source.stream {
+                        describe_streamed(t)?
                     } else {
-                        describe(&self.plan, ti, &prepare_trace(&self.plan, ti)?)
+                        describe(t, &prepare_trace(&t.source, &t.checksum, t.granularity)?)
                     };
                     self.keep_info(ti, info.clone())?;
                     info
@@ -163,38 +241,27 @@ impl GridStudy {
     /// Trace `ti` read by every cell itself: counted first only when the report or a
     /// share of the footprint needs its facts (stored, so a rerun skips the pass).
     fn streamed(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
-        let plan = &self.plan;
+        let t = &self.traces[ti];
         // Without a report to write or a share of the footprint to resolve, the
         // runs need no counting pass.
-        if self.out.is_none() && !self.needs_footprint() {
+        if self.out.is_none() && !self.needs_footprint {
             return Ok(TraceInput::Stream(None));
         }
         let info = match self.stored_info(ti) {
             Some(info) => info,
             None => {
-                obs.message(&format!("counting {}", plan.traces[ti].0.source()));
-                describe_streamed(plan, ti)?
+                obs.message(&format!("counting {}", t.source.source()));
+                describe_streamed(t)?
             }
         };
         let pages = u32::try_from(info.footprint_pages).map_err(|_| {
             LabError::Invalid(format!(
                 "{}: more than 2^32 distinct pages",
-                plan.traces[ti].0.source()
+                t.source.source()
             ))
         })?;
         self.keep_info(ti, info)?;
         Ok(TraceInput::Stream(Some(pages)))
-    }
-
-    /// Whether a cache size is a share of the footprint (known only once counted).
-    fn needs_footprint(&self) -> bool {
-        self.plan.sizes.iter().any(|(_, s)| s.needs_footprint())
-    }
-
-    /// Whether every policy can run streamed (an offline policy needs the whole
-    /// trace in memory).
-    fn can_stream(&self) -> bool {
-        !self.plan.policies.iter().any(|p| p.info().offline)
     }
 
     /// Why trace `ti`, which has no prepared file, is better streamed than prepared
@@ -209,10 +276,16 @@ impl GridStudy {
     ///   rest): preparing it would push the machine into swap, or be refused only
     ///   after most of it was generated.
     fn why_stream(&self, ti: usize) -> Option<StreamWhy> {
-        if !self.can_stream() {
+        if !self.can_stream {
             return None;
         }
-        if let Some(requests) = self.plan.traces[ti].0.gen.as_ref().and_then(gen_requests) {
+        if let Some(requests) = self.traces[ti]
+            .source
+            .def
+            .gen
+            .as_ref()
+            .and_then(gen_requests)
+        {
             let needed = wafer_cache::prepared::prepared_bytes(requests, requests, 0);
             let half = available_memory().map_or(u64::MAX, |a| a / 2);
             let room = crate::bounds::memory_limit().min(half);
@@ -229,14 +302,14 @@ impl GridStudy {
             }
         }
         let cells = self.cells().iter().filter(|c| self.group(c) == ti).count();
-        (cells == 1 && self.out.is_none() && !self.needs_footprint()).then(|| StreamWhy {
+        (cells == 1 && self.out.is_none() && !self.needs_footprint).then(|| StreamWhy {
             too_large: false,
             msg: "one run reads it".into(),
         })
     }
 }
 
-/// Why a trace is streamed rather than prepared (`GridStudy::why_stream`).
+/// Why a trace is streamed rather than prepared (`TaskStudy::why_stream`).
 struct StreamWhy {
     /// Because it would not fit in memory (said on stderr, not only in progress).
     too_large: bool,
@@ -257,13 +330,13 @@ fn available_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
-impl Study for GridStudy {
+impl Study for TaskStudy {
     type Cell = RunSpec;
     type Output = CellResult;
     type Shared = TraceInput;
 
     fn cells(&self) -> Vec<RunSpec> {
-        let mut cells = self.plan.cells();
+        let mut cells: Vec<RunSpec> = self.tasks.iter().map(|t| t.spec.clone()).collect();
         if let Some(only) = &self.only {
             cells.retain(|c| only.contains(&c.id()));
         }
@@ -275,19 +348,24 @@ impl Study for GridStudy {
     }
 
     fn group(&self, cell: &RunSpec) -> usize {
-        self.pos(cell).trace
+        self.trace_of[self.task(cell).0]
     }
 
     /// The trace's input: its kept prepared file when one fits (mapped, shared by
     /// every worker), else streamed when that is cheaper or the only way
-    /// (`GridStudy::why_stream`), else decoded and densified once in memory.
+    /// (`TaskStudy::why_stream`), else decoded and densified once in memory.
     fn prepare(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
-        let plan = &self.plan;
-        if plan.exp.stream {
+        let t = &self.traces[ti];
+        if t.source.stream {
             return self.streamed(ti, obs);
         }
-        let source = plan.traces[ti].0.source();
-        let prepared = match crate::prepared::load(plan, ti)? {
+        let source = t.source.source();
+        let prepared = match load_from(
+            &t.source,
+            &t.checksum,
+            t.granularity,
+            "preparing from the trace",
+        )? {
             Some(p) => p,
             None => {
                 if let Some(why) = self.why_stream(ti) {
@@ -299,15 +377,10 @@ impl Study for GridStudy {
                     return self.streamed(ti, obs);
                 }
                 obs.message(&format!("reading {source}"));
-                let (t, format) = &plan.traces[ti];
-                let mut reader = t.open(*format)?;
+                let mut reader = t.source.open()?;
                 let limit = crate::bounds::memory_limit();
-                match PreparedTrace::read_within(
-                    plan.granularity(),
-                    reader.as_mut(),
-                    &mut |_| {},
-                    limit,
-                ) {
+                match PreparedTrace::read_within(t.granularity, reader.as_mut(), &mut |_| {}, limit)
+                {
                     Ok(p) => {
                         say_skipped(&source, reader.skipped());
                         p
@@ -318,7 +391,7 @@ impl Study for GridStudy {
                         e @ (SimError::OverMemory { .. }
                         | SimError::OutOfMemory(_)
                         | SimError::TooLarge(_)),
-                    ) if self.can_stream() => {
+                    ) if self.can_stream => {
                         eprintln!("wafer: {source}: {e}; streaming it");
                         return self.streamed(ti, obs);
                     }
@@ -329,9 +402,7 @@ impl Study for GridStudy {
         // The facts are for the report; without a store (`wafer sim`) nothing reads
         // them, and a pass over every access is a tenth of a single run.
         let stored = self.stored_info(ti);
-        if let Some(info) =
-            stored.or_else(|| self.out.is_some().then(|| describe(plan, ti, &prepared)))
-        {
+        if let Some(info) = stored.or_else(|| self.out.is_some().then(|| describe(t, &prepared))) {
             self.keep_info(ti, info)?;
         }
         Ok(TraceInput::Prepared(Arc::new(prepared)))
@@ -347,17 +418,22 @@ impl Study for GridStudy {
             TraceInput::Prepared(t) => CellInput::Prepared(t),
             TraceInput::Stream(pages) => CellInput::Stream(*pages),
         };
-        let after = (self.after)(cell);
+        let (_, task) = self.task(cell);
+        let after = match (&self.after, &self.out) {
+            (Some(name), _) => name(cell),
+            (None, Some(out)) if task.keep_after => {
+                Some(out.join("after").join(format!("{}.csv", cell.id())))
+            }
+            _ => None,
+        };
         if let Some(dir) = after.as_deref().and_then(Path::parent) {
             if !dir.as_os_str().is_empty() {
                 std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
             }
         }
-        let pos = self.pos(cell);
         let r = compute(
-            &self.plan,
             cell,
-            pos,
+            &task.trace,
             input,
             &self.devices,
             after.as_deref(),
@@ -365,7 +441,7 @@ impl Study for GridStudy {
         )?;
         // A cell is stored under the trace's checksum: only if it was computed from
         // that file (a streamed run reads it again; a prepared one read it once).
-        self.plan.check_unchanged(pos.trace)?;
+        task.trace.check_unchanged()?;
         Ok(r)
     }
 
@@ -374,7 +450,10 @@ impl Study for GridStudy {
     }
 
     fn inputs(&self) -> Vec<PathBuf> {
-        self.plan.trace_files()
+        self.traces
+            .iter()
+            .filter_map(|t| t.source.def.path.clone())
+            .collect()
     }
 
     /// The trace's size (bytes of its file; a generated trace counts as the largest
@@ -382,13 +461,95 @@ impl Study for GridStudy {
     /// with a device behind the cache: a rough proportion of the work, enough to
     /// start the long cells first so that the last to finish are short ones.
     fn cost(&self, cell: &RunSpec) -> u64 {
-        let pos = self.pos(cell);
-        let size =
-            self.sizes[pos.trace].saturating_mul(policy_weight(&self.plan.policies[pos.policy]));
-        match self.plan.devices[pos.device] {
-            crate::experiment::DeviceChoice::None => size,
-            _ => size.saturating_mul(3),
+        self.costs[self.task(cell).0]
+    }
+}
+
+/// An experiment's grid as a [`Study`]: every cell of its plan, computed as a
+/// [`TaskStudy`] computes it, and the plan for the tables, figures and report
+/// ([`publish`]).
+pub struct GridStudy {
+    plan: Plan,
+    cells: TaskStudy,
+    preface: Box<PrefaceFn>,
+}
+
+impl GridStudy {
+    /// The grid of `plan`; trace facts are stored under `out` (when given), and
+    /// `outputs.keep_after` keeps each run's after-cache trace as
+    /// `<out>/after/<id>.csv`.
+    pub fn new(plan: Plan, out: Option<&Path>) -> GridStudy {
+        GridStudy {
+            cells: TaskStudy::new(plan.tasks(), out),
+            plan,
+            preface: Box::new(|_: &[CellResult]| Preface::default()),
         }
+    }
+
+    /// Only the runs whose ids are in `ids` (a share of the grid).
+    pub fn with_only(mut self, ids: impl IntoIterator<Item = String>) -> GridStudy {
+        self.cells = self.cells.with_only(ids);
+        self
+    }
+
+    /// Name each run's after-cache file with `after` instead.
+    pub fn with_after(mut self, after: Box<AfterFile>) -> GridStudy {
+        self.cells = self.cells.with_after(after);
+        self
+    }
+
+    /// Open the report with `preface`'s notes.
+    pub fn with_preface(mut self, preface: Box<PrefaceFn>) -> GridStudy {
+        self.preface = preface;
+        self
+    }
+
+    /// The plan.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}
+
+impl Study for GridStudy {
+    type Cell = RunSpec;
+    type Output = CellResult;
+    type Shared = TraceInput;
+
+    fn cells(&self) -> Vec<RunSpec> {
+        self.cells.cells()
+    }
+
+    fn label(&self, cell: &RunSpec) -> String {
+        self.cells.label(cell)
+    }
+
+    fn group(&self, cell: &RunSpec) -> usize {
+        self.cells.group(cell)
+    }
+
+    fn prepare(&self, group: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
+        self.cells.prepare(group, obs)
+    }
+
+    fn compute(
+        &self,
+        cell: &RunSpec,
+        shared: &TraceInput,
+        work: &AtomicU64,
+    ) -> Result<CellResult, LabError> {
+        self.cells.compute(cell, shared, work)
+    }
+
+    fn is_result_of(&self, output: &CellResult, cell: &RunSpec) -> bool {
+        self.cells.is_result_of(output, cell)
+    }
+
+    fn inputs(&self) -> Vec<PathBuf> {
+        self.cells.inputs()
+    }
+
+    fn cost(&self, cell: &RunSpec) -> u64 {
+        self.cells.cost(cell)
     }
 }
 
@@ -462,7 +623,7 @@ pub fn run(
 /// `figures/*.svg` (and `.png`, `.pdf`) and `report.html` under `out` from
 /// `outcome` (its counts and time are what the report says about the run).
 pub fn publish(study: &GridStudy, mut outcome: Outcome, out: &Path) -> Result<Done, LabError> {
-    outcome.traces = study.traces()?;
+    outcome.traces = study.cells.traces()?;
     let plan = &study.plan;
     let rows: Vec<_> = outcome.results.iter().map(|r| r.row(true)).collect();
     // Every column present, so that the Parquet types do not depend on the data.
@@ -499,26 +660,25 @@ pub fn publish(study: &GridStudy, mut outcome: Outcome, out: &Path) -> Result<Do
     })
 }
 
-/// Where the facts of trace `ti` are kept: `<out>/traces/<checksum>-<how>.json`,
+/// Where the facts of trace `t` are kept: `<out>/traces/<checksum>-<how>.json`,
 /// `<how>` a hash of everything besides the bytes that shapes them (the format it is
 /// read as, a custom trace's columns, the page size or record accesses), so that a
 /// run at another page size never reuses a footprint counted at this one.
-fn trace_info_path(out: &Path, plan: &Plan, ti: usize) -> PathBuf {
-    let (t, format) = &plan.traces[ti];
+fn trace_info_path(out: &Path, t: &Trace) -> PathBuf {
     let how = format!(
         "{}|{}",
-        t.format_label(*format).unwrap_or_default(),
-        crate::prepared::describe(plan.granularity())
+        t.source.format_label().unwrap_or_default(),
+        crate::prepared::describe(t.granularity)
     );
     let how = xxhash_rust::xxh3::xxh3_64(how.as_bytes()) & 0xffff_ffff;
     out.join("traces")
-        .join(format!("{}-{how:08x}.json", plan.checksums[ti]))
+        .join(format!("{}-{how:08x}.json", t.checksum))
 }
 
-/// Facts about trace `ti` (and its before-cache write pattern) from its prepared
+/// Facts about trace `t` (and its before-cache write pattern) from its prepared
 /// form, stored under `<out>/traces/` ([`trace_info_path`]) for later runs that need
 /// not decode it.
-fn describe(plan: &Plan, ti: usize, prepared: &PreparedTrace) -> TraceInfo {
+fn describe(t: &Trace, prepared: &PreparedTrace) -> TraceInfo {
     let mut d = Decimator::new(PATTERN_POINTS);
     let keys = prepared.keys();
     let mut access = 0u64;
@@ -533,8 +693,7 @@ fn describe(plan: &Plan, ti: usize, prepared: &PreparedTrace) -> TraceInfo {
         }
     }
     trace_info(
-        plan,
-        ti,
+        t,
         prepared.requests() as u64,
         prepared.accesses(),
         u64::from(prepared.universe()),
@@ -544,9 +703,9 @@ fn describe(plan: &Plan, ti: usize, prepared: &PreparedTrace) -> TraceInfo {
 
 /// The same facts as [`describe`] from one pass over the trace, holding only its
 /// distinct pages (for `stream = true`).
-fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
-    let (t, format) = &plan.traces[ti];
-    let mut reader = t.open(*format)?;
+fn describe_streamed(t: &Trace) -> Result<TraceInfo, LabError> {
+    let source = t.source.source();
+    let mut reader = t.source.open()?;
     let mut dens = Densifier::new();
     let mut d = Decimator::new(PATTERN_POINTS);
     let (mut requests, mut access) = (0u64, 0u64);
@@ -554,11 +713,11 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
     while reader.read_batch(&mut batch)? {
         requests += batch.len() as u64;
         for r in &batch {
-            let n = plan.granularity().count(r);
+            let n = t.granularity.count(r);
             dens.try_reserve(usize::try_from(n).unwrap_or(usize::MAX))
                 .map_err(|bytes| {
                     crate::prepared::stream_error(
-                        &t.source(),
+                        &source,
                         wafer_cache::SimError::StreamOutOfMemory {
                             bytes,
                             what: "the page table",
@@ -566,7 +725,7 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
                         },
                     )
                 })?;
-            plan.granularity().for_each_key(r, |key| {
+            t.granularity.for_each_key(r, |key| {
                 dens.id_in_room(key);
                 match r.op {
                     Op::Write => {
@@ -579,30 +738,21 @@ fn describe_streamed(plan: &Plan, ti: usize) -> Result<TraceInfo, LabError> {
             });
         }
     }
-    crate::prepared::say_skipped(&t.source(), reader.skipped());
-    Ok(trace_info(
-        plan,
-        ti,
-        requests,
-        access,
-        dens.len() as u64,
-        d.points,
-    ))
+    crate::prepared::say_skipped(&source, reader.skipped());
+    Ok(trace_info(t, requests, access, dens.len() as u64, d.points))
 }
 
 fn trace_info(
-    plan: &Plan,
-    ti: usize,
+    t: &Trace,
     requests: u64,
     accesses: u64,
     footprint_pages: u64,
     write_pattern: Vec<(u64, u64)>,
 ) -> TraceInfo {
-    let (t, _) = &plan.traces[ti];
     TraceInfo {
-        label: t.label(),
-        path: t.source(),
-        checksum: plan.checksums[ti].to_string(),
+        label: t.label.clone(),
+        path: t.source.source(),
+        checksum: t.checksum.clone(),
         requests,
         accesses,
         footprint_pages,
@@ -610,9 +760,9 @@ fn trace_info(
     }
 }
 
-fn store_info(info: &TraceInfo, out: &Path, plan: &Plan, ti: usize) -> Result<(), LabError> {
+fn store_info(info: &TraceInfo, out: &Path, t: &Trace) -> Result<(), LabError> {
     let json = serde_json::to_vec(info).map_err(|e| LabError::Invalid(e.to_string()))?;
-    write_atomic(&trace_info_path(out, plan, ti), &json)
+    write_atomic(&trace_info_path(out, t), &json)
 }
 
 /// Page number bits of a page key (the device sits above bit 44).
