@@ -229,23 +229,6 @@ impl Preset {
             }
             ApuStudy::of(b, exp.replicates, exp.measure.clone(), false)
                 .map_err(|(k, m)| err(k, m))?;
-            return Ok(Preset {
-                name: exp.name.clone(),
-                paper: exp
-                    .paper
-                    .as_ref()
-                    .map_or(String::new(), |p| p.reference.clone()),
-                setup: exp.paper.clone(),
-                groups: Vec::new(),
-                claims: Vec::new(),
-                sensitivities: Vec::new(),
-                text: toml::to_string_pretty(&exp).unwrap_or_default(),
-                exp,
-                base: base.to_path_buf(),
-                source: source.to_string(),
-                replicates: None,
-                measure: None,
-            });
         }
         // A policy missing from this build is left out of the study (said in its
         // comparison); a Python class that cannot be loaded here stops it, saying
@@ -311,7 +294,9 @@ impl Preset {
                 ));
             }
         }
-        let groups = if exp.groups.is_empty() {
+        let groups = if exp.board.is_some() {
+            Vec::new()
+        } else if exp.groups.is_empty() {
             vec![Group {
                 name: "all traces".into(),
                 differences: "not stated".into(),
