@@ -5,6 +5,11 @@
 //! expected series; streaming the trace through each cell gives what the prepared
 //! trace gives.
 
+// Cells computed from their tasks alone, in this binary: one test binary less to
+// build and link.
+#[path = "experiments/tasks.rs"]
+mod tasks;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
