@@ -47,7 +47,9 @@ def wafer_bin() -> str:
     if cargo is None:
         pytest.fail("no wafer binary: set WAFER_BIN or install cargo")
     subprocess.run([cargo, "build", "-q", "-p", "wafer-cli"], cwd=ROOT, check=True)
-    return str(ROOT / "target" / "debug" / "wafer")
+    # Where cargo put it: $CARGO_TARGET_DIR (relative to the repository) if set.
+    target = ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
+    return str(target / "debug" / "wafer")
 
 
 def write_experiment(
