@@ -108,7 +108,10 @@ const DENSIFY_AHEAD: usize = 16;
 const DENSIFY_BATCH: usize = 1 << 16;
 
 impl Builder {
-    fn new(granularity: Granularity, limit: u64) -> Self {
+    /// A builder within `limit` bytes for a trace of about `expected` distinct keys
+    /// (0: not known), its densifier sized for them when that fits the limit.
+    fn new(granularity: Granularity, limit: u64, expected: u64) -> Self {
+        let table = Densifier::bytes_for(usize::try_from(expected).unwrap_or(usize::MAX));
         Builder {
             t: Growing {
                 granularity,
@@ -119,7 +122,11 @@ impl Builder {
                 keys: Vec::new(),
                 accesses: 0,
             },
-            dens: Densifier::new(),
+            dens: if table <= limit {
+                Densifier::expecting(expected)
+            } else {
+                Densifier::new()
+            },
             batch_keys: Vec::new(),
             limit,
         }
@@ -246,7 +253,10 @@ impl PreparedTrace {
         progress: &mut dyn FnMut(u64),
         limit: u64,
     ) -> Result<PreparedTrace, SimError> {
-        let mut b = Builder::new(granularity, limit);
+        let expected = reader
+            .distinct_keys()
+            .map_or(0, |d| d.expected(granularity));
+        let mut b = Builder::new(granularity, limit, expected);
         let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let mut n = 0u64;
         while reader.read_batch(&mut batch)? {
@@ -262,7 +272,7 @@ impl PreparedTrace {
         granularity: Granularity,
         requests: impl IntoIterator<Item = &'a Request>,
     ) -> Result<PreparedTrace, SimError> {
-        let mut b = Builder::new(granularity, u64::MAX);
+        let mut b = Builder::new(granularity, u64::MAX, 0);
         let requests: Vec<Request> = requests.into_iter().copied().collect();
         for chunk in requests.chunks(wafer_trace::reader::BATCH) {
             b.push_batch(chunk)?;

@@ -46,6 +46,23 @@ impl Densifier {
         d
     }
 
+    /// An empty densifier with room made for `expected` keys where the room can be
+    /// had: a sizing hint, such as a trace's stored estimate
+    /// ([`crate::DistinctKeys::expected`]). Ids are those of [`Densifier::new`];
+    /// what is saved is the tables that growing by doubling would build, fill and
+    /// discard on the way. Room that cannot be allocated is not made (the lookups
+    /// then grow the table as they would have, and report a real shortage).
+    pub fn expecting(expected: u64) -> Self {
+        let mut d = Densifier::new();
+        if expected > 0
+            && d.try_reserve(usize::try_from(expected).unwrap_or(usize::MAX))
+                .is_err()
+        {
+            d = Densifier::new();
+        }
+        d
+    }
+
     /// Bytes held for `n` distinct keys: the table (16 per slot) and the key list.
     pub fn bytes_for(n: usize) -> u64 {
         Self::slots_for(n) as u64 * std::mem::size_of::<Slot>() as u64 + 8 * n as u64
@@ -378,6 +395,22 @@ mod tests {
         assert_eq!(a.len(), b.len());
     }
 
+    /// A table made for the keys expected does not grow while they arrive; a hint
+    /// that cannot be allocated leaves an empty densifier that grows as usual.
+    #[test]
+    fn a_table_made_for_the_expected_keys_does_not_grow() {
+        let mut d = Densifier::expecting(100_000);
+        let slots = d.slots.len();
+        assert_eq!(slots, 1 << 18);
+        for k in 0..100_000u64 {
+            d.id(k * 7);
+        }
+        assert_eq!(d.slots.len(), slots);
+        let mut far = Densifier::expecting(u64::MAX / 64);
+        assert_eq!((far.len(), far.slots.len()), (0, 0));
+        assert_eq!(far.id(3), 0);
+    }
+
     /// Room that cannot be had is an error naming the bytes asked for, and the
     /// densifier is left as it was.
     #[test]
@@ -393,10 +426,11 @@ mod tests {
 
     proptest! {
         /// Same ids as a first-seen numbering with a standard map, for any keys
-        /// (prefetching in between changes nothing).
+        /// (prefetching in between changes nothing), and whatever size the table was
+        /// made for at first ([`Densifier::expecting`]: none, short, or more).
         #[test]
-        fn agrees_with_a_map(keys in prop::collection::vec(prop::num::u64::ANY, 0..3000), few in 1u64..64) {
-            let mut d = Densifier::new();
+        fn agrees_with_a_map(keys in prop::collection::vec(prop::num::u64::ANY, 0..3000), few in 1u64..64, expected in prop::sample::select(vec![0u64, 10, 1500, 5000])) {
+            let mut d = Densifier::expecting(expected);
             let mut m: HashMap<u64, u32> = HashMap::new();
             for (i, &k) in keys.iter().enumerate() {
                 let k = if i % 2 == 0 { k % few } else { k };

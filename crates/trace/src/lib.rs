@@ -15,6 +15,7 @@ pub mod alloc;
 pub mod capture;
 pub mod cpu_cache;
 pub mod densify;
+pub mod distinct;
 pub mod error;
 pub mod export;
 mod formats;
@@ -37,6 +38,7 @@ pub mod units;
 pub mod wtr;
 
 pub use densify::Densifier;
+pub use distinct::DistinctKeys;
 pub use error::{Error, Result};
 pub use export::{OutFormat, TraceWriter, WriteInfo};
 pub use mapping::{Mapping, MappingError};

@@ -134,6 +134,12 @@ pub trait RequestReader: Send {
     fn skipped(&self) -> u64 {
         0
     }
+
+    /// Estimated distinct keys of the whole trace, where the file stores them (`.wtr`
+    /// version 2): a hint for sizing tables up front, never needed for a result.
+    fn distinct_keys(&self) -> Option<crate::DistinctKeys> {
+        None
+    }
 }
 
 /// Open `path` with the given options, detecting the format unless one is forced.

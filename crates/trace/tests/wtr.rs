@@ -9,7 +9,8 @@ use wafer_trace::reader::GenericSpec;
 use wafer_trace::request::{ADDRESS_LIMIT, DEV_LIMIT};
 use wafer_trace::wtr::{self, Columns, Extra, Header};
 use wafer_trace::{
-    Format, Op, OutFormat, ReadOptions, Request, RequestReader, TraceWriter, WriteInfo, NO_TIME,
+    Format, Granularity, Op, OutFormat, ReadOptions, Request, RequestReader, TraceWriter,
+    WriteInfo, NO_TIME,
 };
 
 fn drain(r: &mut dyn RequestReader) -> wafer_trace::Result<Vec<Request>> {
@@ -590,4 +591,79 @@ proptest! {
         let _ = read(&p, &o);
         let _ = wtr::Writer::append(&p);
     }
+}
+
+/// Version 2 stores the distinct keys of the requests before each end record; an
+/// append raises them to the larger of the two parts (the old keys are not read
+/// again); a reader's estimate is near the true count.
+#[test]
+fn end_records_carry_the_distinct_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, rs) = sample(dir.path(), 20_000);
+    let bytes = std::fs::read(&p).unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), wtr::VERSION);
+    let keys = |p: &Path| wafer_trace::open(p, &detect()).unwrap().distinct_keys();
+    let truth = |g: Granularity| {
+        let mut set = std::collections::HashSet::new();
+        for r in &rs {
+            g.for_each_key(r, |k| {
+                set.insert(k);
+            });
+        }
+        set.len() as f64
+    };
+    let d = keys(&p).expect("a version 2 file has an estimate");
+    let near = |got: u64, want: f64| (got as f64 - want).abs() / want < 0.03;
+    assert!(near(d.records, truth(Granularity::Record)), "{d:?}");
+    let pages = truth(Granularity::Page { page_size: 4096 });
+    assert!(near(d.pages_4k, pages), "{d:?} against {pages}");
+    // 100 requests appended, all new keys but fewer than the file's: the estimate
+    // stays that of the larger part.
+    let mut w = wtr::Writer::append(&p).unwrap();
+    w.write_some(
+        &rs[..100]
+            .iter()
+            .map(|r| Request { dev: 7, ..*r })
+            .collect::<Vec<_>>(),
+    );
+    w.finish().unwrap();
+    assert_eq!(keys(&p), Some(d));
+}
+
+/// Version 1 files (the bundled traces are) are read as before, with no estimate, and
+/// an append keeps them version 1.
+#[test]
+fn version_1_files_are_read_and_appended_as_version_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("v1.wtr");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../traces/postmark.wtr"),
+        &p,
+    )
+    .unwrap();
+    let version = |p: &Path| {
+        let b = std::fs::read(p).unwrap();
+        u16::from_le_bytes([b[4], b[5]])
+    };
+    assert_eq!(version(&p), 1);
+    let mut r = wafer_trace::open(&p, &detect()).unwrap();
+    assert_eq!(r.distinct_keys(), None);
+    let before = drain(r.as_mut()).unwrap();
+    let mut w = wtr::Writer::append(&p).unwrap();
+    w.write_some(&before[..10]);
+    w.finish().unwrap();
+    assert_eq!(version(&p), 1);
+    let mut r = wafer_trace::open(&p, &detect()).unwrap();
+    assert_eq!(r.distinct_keys(), None);
+    let after = drain(r.as_mut()).unwrap();
+    assert_eq!(after.len(), before.len() + 10);
+    // A version this wafer does not know is refused by name.
+    let mut b = std::fs::read(&p).unwrap();
+    b[4] = 3;
+    std::fs::write(&p, &b).unwrap();
+    let e = read_err(&p);
+    assert!(
+        e.contains("unsupported .wtr version 3 (this wafer reads versions 1 and 2)"),
+        "{e}"
+    );
 }

@@ -14,6 +14,11 @@
 //! against its own running totals. An interrupted append therefore never damages the
 //! requests that were already there: the file is reported as truncated, and the
 //! message names the byte length that restores it (`truncate -s N`).
+//!
+//! Version 2 stores in each end record an estimate of the
+//! distinct keys before it ([`crate::DistinctKeys`]), so a first run can size its
+//! tables up front; version 1 files are read as before, and appends to them stay
+//! version 1.
 
 mod columns;
 mod reader;
@@ -23,14 +28,18 @@ pub use reader::Reader;
 pub use writer::Writer;
 
 use crate::error::{Error, Result};
+use crate::DistinctKeys;
 use std::path::Path;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// First bytes of every `.wtr` file.
 pub const MAGIC: [u8; 4] = *b"WTR\0";
 
-/// The format version this code writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this code writes; it reads this one and version 1.
+pub const VERSION: u16 = 2;
+
+/// The version before distinct-key estimates (end records without them).
+const VERSION_1: u16 = 1;
 
 /// Requests per chunk the writers use unless told otherwise: large enough for zstd to
 /// find the structure of a column, small enough that a reader holds about 2 MiB.
@@ -125,13 +134,13 @@ pub struct Header {
 }
 
 impl Header {
-    /// Serialise, checksum included.
-    fn encode(&self) -> Vec<u8> {
+    /// Serialise as format `version`, checksum included.
+    fn encode(&self, version: u16) -> Vec<u8> {
         let origin = self.origin.as_bytes();
         let len = HEADER_FIXED + origin.len() + 8;
         let mut b = Vec::with_capacity(len);
         b.extend_from_slice(&MAGIC);
-        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&version.to_le_bytes());
         b.extend_from_slice(&(len as u16).to_le_bytes());
         let flags = u32::from(self.has_time) | (u32::from(self.has_op) << 1);
         b.extend_from_slice(&flags.to_le_bytes());
@@ -147,12 +156,13 @@ impl Header {
         b
     }
 
-    /// Parse a header from the start of a file; returns it and its length. `read`
-    /// fills a buffer with the next bytes of the file and returns how many it got.
+    /// Parse a header from the start of a file; returns it, its length and the
+    /// file's format version. `read` fills a buffer with the next bytes of the file
+    /// and returns how many it got.
     fn decode(
         path: &Path,
         mut read: impl FnMut(&mut [u8]) -> Result<usize>,
-    ) -> Result<(Header, u64)> {
+    ) -> Result<(Header, u64, u16)> {
         let mut fixed = [0u8; HEADER_FIXED];
         let n = read(&mut fixed)?;
         if n < 4 || fixed[..4] != MAGIC {
@@ -162,10 +172,13 @@ impl Header {
             return Err(corrupt(path, "truncated header"));
         }
         let version = u16le(&fixed[4..]);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_1 {
             return Err(corrupt(
                 path,
-                format!("unsupported .wtr version {version} (this wafer reads version {VERSION})"),
+                format!(
+                    "unsupported .wtr version {version} (this wafer reads versions \
+                     {VERSION_1} and {VERSION})"
+                ),
             ));
         }
         let len = usize::from(u16le(&fixed[6..]));
@@ -214,6 +227,7 @@ impl Header {
                 origin,
             },
             len as u64,
+            version,
         ))
     }
 }
@@ -265,27 +279,59 @@ fn chunk_sum(head: &[u8], payload: &[u8]) -> u64 {
 struct End {
     requests: u64,
     chunks: u64,
+    /// Estimated distinct keys before the record (version 2; `None` in version 1).
+    keys: Option<DistinctKeys>,
 }
 
 impl End {
-    fn encode(&self) -> [u8; RECORD] {
+    /// Version 1: magic, 4 reserved zero bytes, requests (u64), chunks (u64), xxh3.
+    /// Version 2: magic, distinct record keys (u32), requests (u64), chunks (u32),
+    /// distinct 4 KiB pages (u32), xxh3. Counts above 2^32 - 1 are stored as 2^32 - 1
+    /// (a sizing hint: no table of dense `u32` ids holds more).
+    fn encode(&self, version: u16) -> [u8; RECORD] {
         let mut b = [0u8; RECORD];
         b[..4].copy_from_slice(&END_MAGIC);
         b[8..16].copy_from_slice(&self.requests.to_le_bytes());
-        b[16..24].copy_from_slice(&self.chunks.to_le_bytes());
+        match self.keys.filter(|_| version != VERSION_1) {
+            Some(k) => {
+                let narrow = |n: u64| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+                b[4..8].copy_from_slice(&narrow(k.records));
+                b[16..20].copy_from_slice(&(self.chunks as u32).to_le_bytes());
+                b[20..24].copy_from_slice(&narrow(k.pages_4k));
+            }
+            None => b[16..24].copy_from_slice(&self.chunks.to_le_bytes()),
+        }
         let sum = xxh3_64(&b[..24]);
         b[24..].copy_from_slice(&sum.to_le_bytes());
         b
     }
 
-    /// Parse an end record; `None` if `b` is not a valid one.
-    fn decode(b: &[u8; RECORD]) -> Option<End> {
-        (b[..4] == END_MAGIC && b[4..8] == [0; 4] && xxh3_64(&b[..24]) == u64le(&b[24..])).then(
-            || End {
-                requests: u64le(&b[8..]),
+    /// Parse an end record of format `version`; `None` if `b` is not a valid one.
+    fn decode(b: &[u8; RECORD], version: u16) -> Option<End> {
+        if b[..4] != END_MAGIC || xxh3_64(&b[..24]) != u64le(&b[24..]) {
+            return None;
+        }
+        let requests = u64le(&b[8..]);
+        if version == VERSION_1 {
+            return (b[4..8] == [0; 4]).then(|| End {
+                requests,
                 chunks: u64le(&b[16..]),
-            },
-        )
+                keys: None,
+            });
+        }
+        Some(End {
+            requests,
+            chunks: u64::from(u32le(&b[16..])),
+            keys: Some(DistinctKeys {
+                records: u64::from(u32le(&b[4..])),
+                pages_4k: u64::from(u32le(&b[20..])),
+            }),
+        })
+    }
+
+    /// Whether the totals (not the estimates) are those of `other`.
+    fn counts_match(&self, other: &End) -> bool {
+        self.requests == other.requests && self.chunks == other.chunks
     }
 }
 

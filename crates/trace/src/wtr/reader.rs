@@ -29,6 +29,8 @@ const GROUP: usize = 7;
 pub struct Reader {
     meta: TraceMeta,
     header: Header,
+    /// The file's format version.
+    version: u16,
     file: File,
     /// Byte position of the next record.
     pos: u64,
@@ -55,9 +57,9 @@ impl Reader {
     /// anywhere is reported as truncated here, before any request is read).
     pub fn open(path: &Path) -> Result<Reader> {
         let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let (header, hlen) = Header::decode(path, |buf| read_full(&mut file, buf, path))?;
+        let (header, hlen, version) = Header::decode(path, |buf| read_full(&mut file, buf, path))?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let total = last_end(path, &mut file, hlen, len)?;
+        let total = last_end(path, &mut file, hlen, len, version)?;
         file.seek(SeekFrom::Start(hlen))
             .map_err(|e| Error::io(path, e))?;
         let meta = TraceMeta {
@@ -70,6 +72,7 @@ impl Reader {
         Ok(Reader {
             meta,
             header,
+            version,
             file,
             pos: hlen,
             len,
@@ -77,6 +80,7 @@ impl Reader {
             seen: End {
                 requests: 0,
                 chunks: 0,
+                keys: None,
             },
             packed: Vec::new(),
             raw: Vec::new(),
@@ -138,10 +142,10 @@ impl Reader {
             let mut rec = [0u8; RECORD];
             rec.copy_from_slice(&self.packed);
             if rec[..4] == END_MAGIC {
-                let end = End::decode(&rec).ok_or_else(|| {
+                let end = End::decode(&rec, self.version).ok_or_else(|| {
                     self.corrupt(format!("end record at byte {at} checksum mismatch"))
                 })?;
-                if end != self.seen {
+                if !end.counts_match(&self.seen) {
                     return Err(self.corrupt(format!(
                         "end record at byte {at} counts {} requests in {} chunks, the chunks \
                          before it hold {} in {}",
@@ -343,19 +347,29 @@ impl RequestReader for Reader {
     fn meta(&self) -> &TraceMeta {
         &self.meta
     }
+
+    fn distinct_keys(&self) -> Option<crate::DistinctKeys> {
+        self.total.keys
+    }
 }
 
 /// The end record at the end of a file of `len` bytes whose header is `hlen` bytes
 /// long. When there is none, the file was cut or a write was interrupted: the error
 /// says so and, if an earlier end record exists (before an interrupted append), names
 /// the length that restores the file.
-pub(super) fn last_end(path: &Path, f: &mut File, hlen: u64, len: u64) -> Result<End> {
+pub(super) fn last_end(
+    path: &Path,
+    f: &mut File,
+    hlen: u64,
+    len: u64,
+    version: u16,
+) -> Result<End> {
     let mut rec = [0u8; RECORD];
     if len >= hlen + RECORD as u64 {
         f.seek(SeekFrom::Start(len - RECORD as u64))
             .map_err(|e| Error::io(path, e))?;
         if read_full(f, &mut rec, path)? == RECORD {
-            if let Some(end) = End::decode(&rec) {
+            if let Some(end) = End::decode(&rec, version) {
                 return Ok(end);
             }
         }
@@ -370,7 +384,7 @@ pub(super) fn last_end(path: &Path, f: &mut File, hlen: u64, len: u64) -> Result
             break;
         }
         pos += RECORD as u64;
-        if let Some(end) = End::decode(&rec) {
+        if let Some(end) = End::decode(&rec, version) {
             good = Some((pos, end));
         } else if rec[..4] == CHUNK_MAGIC {
             pos += u64::from(ChunkHead::decode(&rec).packed);

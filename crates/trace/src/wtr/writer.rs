@@ -4,9 +4,11 @@
 
 #[cfg(doc)]
 use super::DEFAULT_CHUNK;
-use super::{columns, ChunkHead, Columns, End, Extra, Header, MAX_CHUNK, MAX_ORIGIN};
+use super::{columns, ChunkHead, Columns, End, Extra, Header, MAX_CHUNK, MAX_ORIGIN, VERSION};
+use crate::distinct::KeySketch;
 use crate::error::{Error, Result};
 use crate::request::Request;
+use crate::DistinctKeys;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -51,6 +53,12 @@ pub struct Writer {
     zstd: zstd::bulk::Compressor<'static>,
     chunks: u64,
     requests: u64,
+    /// The file's format version (an append keeps the version it finds).
+    version: u16,
+    /// Distinct keys of the requests this writer adds.
+    sketch: KeySketch,
+    /// The estimate of the file appended to, if it has one.
+    before: Option<DistinctKeys>,
 }
 
 impl Writer {
@@ -89,8 +97,13 @@ impl Writer {
             )));
         };
         let tmp = crate::tempfiles::temp_beside(&real)?;
-        let mut w = Writer::new(&real, Target::Temp(tmp), header, 0, 0)?;
-        let bytes = w.header.encode();
+        let start = End {
+            requests: 0,
+            chunks: 0,
+            keys: None,
+        };
+        let mut w = Writer::new(&real, Target::Temp(tmp), header, start, VERSION)?;
+        let bytes = w.header.encode(VERSION);
         w.out.write_all(&bytes).map_err(|e| Error::io(path, e))?;
         Ok(w)
     }
@@ -100,27 +113,27 @@ impl Writer {
     /// kept; new chunks and a new end record follow it, so an interrupted append is
     /// reported as a truncation and the old requests stay readable after
     /// `truncate -s <old length>`.
+    ///
+    /// The file keeps its format version. Version 2's distinct-key estimate becomes
+    /// the larger of the file's and the appended requests' (the old keys are not read
+    /// again, so the union is not known; the larger is a lower bound of it, as a
+    /// sizing hint must be).
     pub fn append(path: &Path) -> Result<Writer> {
         let mut f = OpenOptions::new()
             .read(true)
             .write(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
-        let (header, hlen) = Header::decode(path, |buf| read_full(&mut f, buf, path))?;
+        let (header, hlen, version) = Header::decode(path, |buf| read_full(&mut f, buf, path))?;
         f.seek(SeekFrom::Start(0)).map_err(|e| Error::io(path, e))?;
         let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
-        let end = super::reader::last_end(path, &mut f, hlen, len)?;
+        let end = super::reader::last_end(path, &mut f, hlen, len, version)?;
         f.seek(SeekFrom::End(0)).map_err(|e| Error::io(path, e))?;
-        Writer::new(path, Target::InPlace(f), header, end.chunks, end.requests)
+        Writer::new(path, Target::InPlace(f), header, end, version)
     }
 
-    fn new(
-        path: &Path,
-        target: Target,
-        header: Header,
-        chunks: u64,
-        requests: u64,
-    ) -> Result<Writer> {
+    /// A writer continuing after `end` (the totals so far) in format `version`.
+    fn new(path: &Path, target: Target, header: Header, end: End, version: u16) -> Result<Writer> {
         let n = header.chunk as usize;
         Ok(Writer {
             path: path.to_path_buf(),
@@ -136,8 +149,11 @@ impl Writer {
             raw: Vec::new(),
             packed: Vec::new(),
             zstd: zstd::bulk::Compressor::new(LEVEL).map_err(|e| Error::io(path, e))?,
-            chunks,
-            requests,
+            chunks: end.chunks,
+            requests: end.requests,
+            version,
+            sketch: KeySketch::default(),
+            before: end.keys,
         })
     }
 
@@ -155,6 +171,9 @@ impl Writer {
     /// Add one request with its extra columns (ignored where the file has none).
     #[inline]
     pub fn push_with(&mut self, r: &Request, e: &Extra) -> Result<()> {
+        if self.version == VERSION {
+            self.sketch.insert(r);
+        }
         self.pending.push(*r);
         if self.header.columns != Columns::NONE {
             self.extras.push(*e);
@@ -233,13 +252,22 @@ impl Writer {
     /// files) or flush it (appends). Returns the file's total request count.
     pub fn finish(mut self) -> Result<u64> {
         self.flush_chunk()?;
+        let added = self.sketch.estimate();
+        let keys = match self.before {
+            Some(b) => DistinctKeys {
+                records: b.records.max(added.records),
+                pages_4k: b.pages_4k.max(added.pages_4k),
+            },
+            None => added,
+        };
         let end = End {
             requests: self.requests,
             chunks: self.chunks,
+            keys: Some(keys),
         };
         let path = self.path.clone();
         self.out
-            .write_all(&end.encode())
+            .write_all(&end.encode(self.version))
             .map_err(|e| Error::io(&path, e))?;
         let target = self
             .out
