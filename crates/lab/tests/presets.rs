@@ -169,7 +169,7 @@ fn the_report_opens_with_a_verdict_row_per_claim_and_group() {
     assert!(start < html.find("id=\"contents\"").unwrap());
     let table = &html[start..start + html[start..].find("</table>").unwrap()];
     assert!(table.contains(
-        "<th class=l>claim</th><th class=l>traces</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th>"
+        "<th class=l>claim</th><th class=l>traces or view</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th>"
     ));
     let rows: Vec<&str> = table.split("<tr>").skip(2).collect();
     assert_eq!(rows.len(), 2, "one row per claim and group: {table}");

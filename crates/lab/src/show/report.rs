@@ -43,7 +43,8 @@ pub struct VerdictRow {
     pub claim: String,
     /// The paper's sentence.
     pub text: String,
-    /// The group and the traces it ran.
+    /// The group and the traces it ran, or the view (as captured, steady state) a
+    /// study without groups was judged in.
     pub group: String,
     /// The paper's figure in words.
     pub paper: String,
@@ -378,7 +379,7 @@ fn preface_html(p: &Preface) -> String {
 /// The verdict table: a row per claim and group, the claim's cell spanning its
 /// groups' rows.
 fn verdict_table(rows: &[VerdictRow]) -> String {
-    let mut h = String::from("<table class=\"verdicts\"><colgroup><col style=\"width:27%\"><col style=\"width:14%\"><col style=\"width:12%\"><col style=\"width:15%\"><col style=\"width:7%\"><col></colgroup><tr><th class=l>claim</th><th class=l>traces</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th></tr>");
+    let mut h = String::from("<table class=\"verdicts\"><colgroup><col style=\"width:27%\"><col style=\"width:14%\"><col style=\"width:12%\"><col style=\"width:15%\"><col style=\"width:7%\"><col></colgroup><tr><th class=l>claim</th><th class=l>traces or view</th><th class=l>the paper</th><th class=l>wafer</th><th>cells favourable</th><th class=l>verdict</th></tr>");
     let mut i = 0;
     while i < rows.len() {
         let span = rows[i..]
