@@ -1,6 +1,6 @@
 """Miss counts of libCacheSim's policies (the `libcachesim` pip package) on an
 oracleGeneral trace, unit size, one access per record, cold start: the numbers the
-peer-parity tests (`crates/cache/tests/parity_pip.rs`) compare wafer's with.
+peer-parity tests (`crates/cache/tests/cache/parity_pip.rs`) compare wafer's with.
 
 Run by hand, not in CI; libcachesim lives outside the repository:
 

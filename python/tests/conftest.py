@@ -38,15 +38,18 @@ def trace(rel: str) -> Path:
 
 @pytest.fixture(scope="session")
 def wafer_bin() -> str:
-    """The CLI: $WAFER_BIN, else target/debug/wafer brought up to date with cargo (a
-    no-op after `cargo test`), so that it runs the same core as the extension."""
+    """The CLI: $WAFER_BIN, else target/debug/wafer brought up to date with cargo, so
+    that it runs the same core as the extension. It is the binary `cargo test
+    --workspace` builds (the test profile: optimised), so after that command, as in
+    `make test`, this is a no-op; `cargo build` would compile the workspace again,
+    unoptimised, into the same path."""
     env = os.environ.get("WAFER_BIN")
     if env:
         return env
     cargo = shutil.which("cargo")
     if cargo is None:
         pytest.fail("no wafer binary: set WAFER_BIN or install cargo")
-    subprocess.run([cargo, "build", "-q", "-p", "wafer-cli"], cwd=ROOT, check=True)
+    subprocess.run([cargo, "test", "-q", "--workspace", "--no-run"], cwd=ROOT, check=True)
     # Where cargo put it: $CARGO_TARGET_DIR (relative to the repository) if set.
     target = ROOT / os.environ.get("CARGO_TARGET_DIR", "target")
     return str(target / "debug" / "wafer")

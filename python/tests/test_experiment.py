@@ -281,12 +281,39 @@ def test_reproduce_returns_the_verdicts_the_cli_prints(wafer_bin, tmp_path):
     assert (tmp_path / "py" / "report.html").is_file()
 
 
+def reduced_apu(wafer_bin: str, dir: Path) -> Path:
+    """apu's quick form as `wafer reproduce apu --quick --export` writes it, at one load
+    (100 ms gaps), 1- and 2-way caches and two idle thresholds: every workload and
+    every claim of the study in 82 cells, where the whole quick form has 378 (the CLI's
+    own test runs those, crates/cli/tests/cli/reproduce.rs)."""
+    f = dir / "apu.toml"
+    subprocess.run(
+        [wafer_bin, "reproduce", "apu", "--quick", "--export", str(f)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
+    text = f.read_text()
+    for key, value in [
+        ("gaps", '["100ms"]'),
+        ("ways", "[1, 2]"),
+        ("thresholds", '["1ms", "4ms"]'),
+    ]:
+        lines = [ln for ln in text.splitlines() if ln.startswith(f"{key} = ")]
+        assert len(lines) == 1, f"the exported apu study has no single `{key} = ` line"
+        text = text.replace(lines[0], f"{key} = {value}")
+    f.write_text(text)
+    return f
+
+
 def test_reproduce_runs_the_on_board_cache_study_as_the_cli_does(wafer_bin, tmp_path):
-    # apu is a study file with [board]: the same front end, the same verdicts.
-    opts = {"quick": True, "replicates": 1, "measure": "as-captured", "jobs": 2}
-    found = wafer.reproduce("apu", out=tmp_path / "py", **opts)
+    # apu is a study file with [board]: the same front end, the same verdicts. The
+    # options given override the file's (3 replicates and both views in its quick form).
+    study = reduced_apu(wafer_bin, tmp_path)
+    opts = {"replicates": 1, "measure": "as-captured", "jobs": 2}
+    found = wafer.reproduce(study, out=tmp_path / "py", **opts)
     cli = subprocess.run(
-        [wafer_bin, "reproduce", "apu", "--quick", "--replicates", "1"]
+        [wafer_bin, "reproduce", str(study), "--replicates", "1"]
         + ["--measure", "as-captured", "-j", "2", "-o", str(tmp_path / "cli")],
         cwd=ROOT,
         capture_output=True,
@@ -297,7 +324,9 @@ def test_reproduce_runs_the_on_board_cache_study_as_the_cli_does(wafer_bin, tmp_
     assert printed == [ln.strip() for ln in found["printed"] if ln.strip().startswith("verdict: ")]
     judged = [v for v in found["verdicts"] if v["verdict"] != "no verdict"]
     assert len(judged) == len(printed) == 13
-    assert len(found["rows"]) == 378
+    # 6 workloads x (no cache + 2 sizes x 2 ways x 3 APU settings) + 2 x 2 thresholds.
+    assert len(found["rows"]) == 82
+    assert "82 cells: computed 82, reused 0" in cli
     assert {r["measure"] for r in found["rows"]} == {"as-captured"}
     assert (tmp_path / "py" / "report.html").is_file()
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 use wafer_ftl::sweep::Placement;
 use wafer_ftl::{CellType, FastFtl, Ftl, Geometry, PageConfig, PageFtl, Victim};
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/ftl/common.rs"]
 mod common;
 
 use common::{fill, LAT};

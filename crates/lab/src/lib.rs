@@ -25,7 +25,7 @@
 #![deny(missing_docs)]
 
 // The modules, in folders by role; a role uses only its own modules and those of the
-// roles before it (`tests/layout.rs` checks it, and that no modules import in a circle).
+// roles before it (`tests/lab/layout.rs` checks it, and that no modules import in a circle).
 // Each module is reached by its own name (`wafer_lab::experiment`).
 // Roles, in order: describe, keep, judge, show, run, studies.
 mod describe;

@@ -12,7 +12,7 @@
 //! * `p` is an `f64` in `[0, C]`, adapted by `max(1, |B2|/|B1|)` (resp. `|B1|/|B2|`)
 //!   *before* `replace`, as in the paper. With these exact rules the miss counts equal
 //!   libCacheSim's ARC at all seven sizes of the parity test
-//!   (`tests/parity_adaptive.rs`).
+//!   (`tests/cache/parity_adaptive.rs`).
 //! * Cold start and trims: `replace` runs only when the cache is full, so a cache
 //!   left below capacity by [`Policy::invalidate`] refills before it evicts (the
 //!   paper's cache is always full once warm, so this changes nothing without trims).

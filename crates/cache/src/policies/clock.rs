@@ -12,7 +12,7 @@
 //! 000/001 (TS-CLOCK: Kang, Min, Eom, IEEE MASCOTS 2014; BUA: Kang, Min, Eom, IEICE
 //! Trans. Inf. & Syst. E97-D(9), 2014) compare with TS-CLOCK; `insert_ref = 0` is the
 //! classic definition CAR uses and what libCacheSim's `Clock` does (parity tested with
-//! it, `tests/parity.rs`).
+//! it, `tests/cache/parity.rs`).
 //!
 //! | parameter | default | meaning |
 //! |---|---|---|

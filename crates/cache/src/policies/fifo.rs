@@ -2,7 +2,7 @@
 //!
 //! LRU without the move on a hit. A miss on a full cache evicts the oldest page
 //! (written back if dirty); the new page enters at the young end. Matches libCacheSim's
-//! `FIFO` (checked against its miss counts on CloudPhysics, `tests/parity.rs`).
+//! `FIFO` (checked against its miss counts on CloudPhysics, `tests/cache/parity.rs`).
 //!
 //! Per page: two `u32` links and one state byte. O(1) per access.
 //!

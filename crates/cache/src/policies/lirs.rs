@@ -22,7 +22,7 @@
 //!   longest ago, after each access (libCacheSim's `limitStack`, with k = 2).
 //! * A resident HIR hit that is not in S is pushed on S and moved to the end of Q.
 //!
-//! Parity with libCacheSim (`tests/parity_adaptive.rs`, CloudPhysics trace, 500 to
+//! Parity with libCacheSim (`tests/cache/parity_adaptive.rs`, CloudPhysics trace, 500 to
 //! 32000 objects): with `stack_limit=2` five of seven sizes are equal and the others
 //! differ by 2 misses (8000) and 1 miss (32000); unbounded, wafer is up to 2.7% off
 //! (8000: 80178 vs 78050), so the stack bound is the main difference. The residue

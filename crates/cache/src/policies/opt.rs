@@ -16,7 +16,7 @@
 //!   The heap is compacted when stale entries outnumber live ones, so it holds at
 //!   most about 2C + 1 entries. O(log C) amortised per access.
 //!
-//! Matches libCacheSim's `Belady` miss counts exactly (`tests/parity.rs`).
+//! Matches libCacheSim's `Belady` miss counts exactly (`tests/cache/parity.rs`).
 //!
 //! Citation: L. A. Belady, "A study of replacement algorithms for a virtual-storage
 //! computer", IBM Systems Journal 5(2):78-101, 1966.

@@ -17,7 +17,7 @@
 //!   decremented; the first tail at zero is evicted.
 //!
 //! Two versions, both exactly as libCacheSim implements them (equal miss counts on the
-//! CloudPhysics trace at seven sizes, `tests/parity_pip.rs`):
+//! CloudPhysics trace at seven sizes, `tests/cache/parity_pip.rs`):
 //! * `s3fifo` ([`S3Fifo`]) is libCacheSim's current `S3FIFO` (`S3FIFO.c`, December
 //!   2024; what the `libcachesim` pip package runs). Until the cache first evicts, a
 //!   new page that finds S full enters M, so M fills during warm-up.

@@ -13,7 +13,7 @@
 //!
 //! Resolved details: a trim of the page under the hand moves the hand to that page's
 //! newer neighbour (as an eviction would). Dirty victims are written back. Matches
-//! libCacheSim's `Sieve` miss counts exactly (`tests/parity.rs`).
+//! libCacheSim's `Sieve` miss counts exactly (`tests/cache/parity.rs`).
 //!
 //! Per page: two `u32` links and one state byte. Amortised O(1) per access.
 

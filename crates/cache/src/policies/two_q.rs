@@ -16,7 +16,7 @@
 //! * Reclaim takes A1in's tail when `|A1in| > Kin` (strict) or Am is empty, else Am's
 //!   tail; pages evicted from Am are not remembered.
 //! * libCacheSim's `TwoQ` has the same structure (its header comment says Am is ARC,
-//!   its code makes Am an LRU) and the same miss counts (`tests/parity_pip.rs`).
+//!   its code makes Am an LRU) and the same miss counts (`tests/cache/parity_pip.rs`).
 //!
 //! Per page: two `u32` links (A1in, A1out and Am are disjoint) and one state byte.
 //! O(1) per access.

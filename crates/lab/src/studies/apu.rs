@@ -85,7 +85,7 @@ pub const APPS: [&str; 2] = ["iozone", "postmark"];
 /// The bundled PostMark capture (traces/README.md), found as presets find theirs.
 pub const POSTMARK_TRACE: &str = "postmark.wtr";
 
-/// Requests in [`POSTMARK_TRACE`] (`wafer trace info`; crates/cli/tests/capture.rs
+/// Requests in [`POSTMARK_TRACE`] (`wafer trace info`; crates/cli/tests/cli/capture.rs
 /// asserts it): a postmark cell runs all of them, and refuses a trace of another length.
 pub const POSTMARK_REQUESTS: u64 = 107_100;
 

@@ -1,0 +1,15 @@
+//! The timed SSD (`wafer-ssd`) end to end: one test binary, one module per concern
+//! (each says what it tests), so that the library is linked into one test executable
+//! instead of one per file. Run one module with `cargo test -p wafer-ssd --test ssd
+//! MODULE::`.
+//!
+//! The tests share one process and run on parallel threads: none changes process-wide
+//! state (environment, working directory, limits, signal handlers).
+
+mod common;
+
+mod fingerprint;
+mod micro;
+mod ncq;
+mod props;
+mod vectors;
