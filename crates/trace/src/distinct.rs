@@ -94,7 +94,7 @@ pub struct DistinctKeys {
 
 impl DistinctKeys {
     /// Keys a run at granularity `g` will meet, as a lower bound (the estimate less
-    /// [`MARGIN`]), so that a table sized from it is not larger than needed.
+    /// 2 %), so that a table sized from it is not larger than needed.
     ///
     /// Pages of P bytes: a P-page touched holds between one and P/4096 touched 4 KiB
     /// pages when P >= 4 KiB, and a touched 4 KiB page holds at least one touched
