@@ -228,7 +228,10 @@ impl Chart {
             return ((x0, x1), (lo, hi));
         }
         if self.y_from_zero {
+            // 0 inside the axis from either side: all-negative values (reductions
+            // against a baseline) hang from 0 as positive ones stand on it.
             y0 = y0.min(0.0);
+            y1 = y1.max(0.0);
         }
         if x1 - x0 < 1e-12 {
             x0 -= 0.5;
@@ -668,6 +671,11 @@ mod tests {
         let full = chart(&[10.0, 100.0]);
         assert_eq!(full.ranges().1 .0, 0.0);
         assert!(!full.svg().contains("axis-break"));
+        // All below 0 and far apart (reductions of 4 % to 65 %): the axis ends at 0.
+        let below = chart(&[-65.0, -4.0]);
+        let (_, (y0, y1)) = below.ranges();
+        assert!(y0 < -65.0 && y1 == 0.0, "{y0} {y1}");
+        assert!(!below.svg().contains("axis-break"));
     }
 
     #[test]
