@@ -586,6 +586,8 @@ fn run_prepared<P: Policy, A: AfterSink>(
     let next: &[u32] = next_use.as_ref().map_or(&[], |v| v.as_slice());
     let keys = t.keys();
     let times = t.times();
+    // A sink that ignores the time leaves the request index and timestamps unread.
+    let timed = after.takes_time();
     let mut run = Run::new(&policy, cfg);
     let mut index = 0u64;
     let pages = t.pages();
@@ -606,7 +608,11 @@ fn run_prepared<P: Policy, A: AfterSink>(
                 NO_KEY
             },
             op,
-            time: times[ri as usize],
+            time: if timed {
+                times[ri as usize]
+            } else {
+                wafer_trace::NO_TIME
+            },
         });
     let ahead = |i: usize| pages.get(i).copied();
     let cx = Loop {

@@ -25,6 +25,7 @@ pub mod policy;
 pub mod prepared;
 pub mod registry;
 mod ring;
+mod table;
 
 pub use after::{AfterError, AfterSink, IoKind, NullSink, StorageOp};
 pub use engine::{simulate, CostModel, Input, SimConfig};

@@ -26,6 +26,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::NoParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 /// Where a page is: low 3 bits the list, bit 3 the dirty flag.
@@ -130,7 +131,7 @@ impl Policy for Arc {
             b1: IndexList::new(),
             b2: IndexList::new(),
             p: 0.0,
-            state: vec![NONE; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, NONE),
         })
     }
 

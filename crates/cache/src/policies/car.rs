@@ -28,6 +28,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::NoParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 const NONE: u8 = 0;
@@ -125,7 +126,7 @@ impl Policy for Car {
             b1: IndexList::new(),
             b2: IndexList::new(),
             p: 0.0,
-            state: vec![NONE; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, NONE),
         })
     }
 

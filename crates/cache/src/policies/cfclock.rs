@@ -56,6 +56,7 @@ use crate::bits::SummaryBits;
 use crate::params::{bit, fraction};
 use crate::policies::cflru::window_pages;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -173,8 +174,8 @@ impl Policy for CfClock {
             used: 0,
             free: Vec::new(),
             hand: 0,
-            frame_of: vec![EMPTY; ctx.universe_hint as usize],
-            state: vec![0; ctx.universe_hint as usize],
+            frame_of: filled(ctx.universe_hint as usize, EMPTY),
+            state: filled(ctx.universe_hint as usize, 0),
             unref: SummaryBits::new(cap as usize),
             unref_clean: SummaryBits::new(cap as usize),
         })

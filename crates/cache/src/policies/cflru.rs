@@ -42,6 +42,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::fraction;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -147,7 +148,7 @@ impl Policy for Cflru {
             window: IndexList::new(),
             clinks: Links::new(ctx.universe_hint),
             clean: IndexList::new(),
-            state: vec![0; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, 0),
         })
     }
 

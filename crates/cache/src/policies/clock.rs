@@ -30,6 +30,7 @@ use std::collections::VecDeque;
 
 use crate::params::bit;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -80,7 +81,7 @@ impl Policy for Clock {
             insert_ref: params.insert_ref == 1,
             ring: VecDeque::with_capacity(cap.min(1 << 24) as usize),
             tombstones: 0,
-            state: vec![0; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, 0),
         })
     }
 

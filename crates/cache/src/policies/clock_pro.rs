@@ -43,6 +43,7 @@
 use crate::list::{IndexList, Links, NIL};
 use crate::params::open_unit;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -307,11 +308,11 @@ impl Policy for ClockPro {
             hand_hot: NIL,
             hand_cold: NIL,
             hand_test: NIL,
-            flags: vec![0; ctx.universe_hint as usize],
+            flags: filled(ctx.universe_hint as usize, 0),
             cold: IndexList::new(),
             cold_links: Links::new(ctx.universe_hint),
             cold_at: NIL,
-            label: vec![0; ctx.universe_hint as usize],
+            label: filled(ctx.universe_hint as usize, 0),
             next_label: 0,
         })
     }

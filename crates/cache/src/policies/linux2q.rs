@@ -28,6 +28,7 @@
 
 use crate::list::{IndexList, Links};
 use crate::policy::{parse_bool, parse_f64, Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -142,7 +143,7 @@ impl Policy for Linux2Q {
             links: Links::new(ctx.universe_hint),
             active: IndexList::new(),
             inactive: IndexList::new(),
-            state: vec![NONE; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, NONE),
         })
     }
 

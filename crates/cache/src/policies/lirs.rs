@@ -37,6 +37,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::open_unit;
 use crate::policy::{parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -233,7 +234,7 @@ impl Policy for Lirs {
                 0 => u32::MAX,
                 k => k.saturating_mul(cap),
             },
-            flags: vec![0; ctx.universe_hint as usize],
+            flags: filled(ctx.universe_hint as usize, 0),
         })
     }
 

@@ -28,6 +28,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::NoParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 /// LRU with write sequence reordering.
@@ -82,7 +83,7 @@ impl Policy for LruWsr {
             cap: capacity.max(1),
             links: Links::new(ctx.universe_hint),
             list: IndexList::new(),
-            state: vec![0; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, 0),
         })
     }
 

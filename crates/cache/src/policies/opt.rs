@@ -26,6 +26,7 @@ use std::collections::BinaryHeap;
 
 use crate::params::NoParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 /// Heap entry: farthest next use first, then lowest key.
@@ -62,8 +63,8 @@ impl Policy for Opt {
             cap,
             len: 0,
             heap: BinaryHeap::with_capacity(2 * cap.min(1 << 24) as usize + 2),
-            next: vec![0; ctx.universe_hint as usize],
-            state: vec![0; ctx.universe_hint as usize],
+            next: filled(ctx.universe_hint as usize, 0),
+            state: filled(ctx.universe_hint as usize, 0),
         })
     }
 

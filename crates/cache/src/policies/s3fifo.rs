@@ -47,6 +47,7 @@
 use crate::list::{IndexList, Links};
 use crate::params::open_unit;
 use crate::policy::{parse_f64, parse_u32, Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -207,7 +208,7 @@ impl<const V0: bool> Policy for S3FifoQueues<V0> {
             small: IndexList::new(),
             main: IndexList::new(),
             ghost: IndexList::new(),
-            state: vec![NONE; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, NONE),
         })
     }
 

@@ -20,6 +20,7 @@
 use crate::list::{IndexList, Links, NIL};
 use crate::params::NoParams;
 use crate::policy::{Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 /// SIEVE.
@@ -53,7 +54,7 @@ impl Policy for Sieve {
             links: Links::new(ctx.universe_hint),
             queue: IndexList::new(),
             hand: NIL,
-            state: vec![0; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, 0),
         })
     }
 

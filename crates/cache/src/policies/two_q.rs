@@ -23,6 +23,7 @@
 
 use crate::list::{IndexList, Links};
 use crate::policy::{parse_f64, Access, IoSink, ParamError, Policy, PolicyCtx};
+use crate::table::filled;
 use wafer_trace::Op;
 
 crate::params! {
@@ -119,7 +120,7 @@ impl Policy for TwoQ {
             a1in: IndexList::new(),
             a1out: IndexList::new(),
             am: IndexList::new(),
-            state: vec![NONE; ctx.universe_hint as usize],
+            state: filled(ctx.universe_hint as usize, NONE),
         })
     }
 

@@ -303,6 +303,12 @@ proptest! {
                 prop_assert_eq!(&wb, &o.wb_keys, "{} {}: write-back keys", info.name, how);
                 let rm: Vec<(u64, u64)> = sink.ops.iter().filter(|x| x.kind == IoKind::Miss).map(|x| (x.access, x.key)).collect();
                 prop_assert_eq!(&rm, &o.read_misses, "{} {}: miss reads", info.name, how);
+                // A sink that takes the time gets each miss at its request's time
+                // (request i is at i ns, one page each), prepared or streamed.
+                prop_assert!(
+                    sink.ops.iter().filter(|x| x.kind == IoKind::Miss).all(|x| x.time_ns == x.access),
+                    "{} {}: miss times", info.name, how
+                );
             }
             if info.offline {
                 opt_hits = Some(o.hits);

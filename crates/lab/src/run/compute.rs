@@ -433,6 +433,12 @@ impl AfterSink for CellSink {
         self.file.is_some() || self.dev.is_some()
     }
 
+    /// Only the file and the device read the time; the write pattern does not.
+    #[inline]
+    fn takes_time(&self) -> bool {
+        self.takes_reads()
+    }
+
     fn failed(&self) -> bool {
         (self.error.is_some() && !counting(&self.error))
             || self.file.as_ref().is_some_and(AfterSink::failed)
