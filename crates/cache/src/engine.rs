@@ -707,7 +707,7 @@ fn drive<P: Policy, K: KeyOf + ?Sized, A: AfterSink>(
 
 /// One access (or trim) of a stream, densified before the policy sees it.
 #[derive(Clone, Copy, Debug)]
-struct Event {
+pub(crate) struct Event {
     key: u64,
     time: u64,
     page: u32,
@@ -735,16 +735,36 @@ fn run_stream<P: Policy, A: AfterSink>(
     after: &mut A,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Metrics, SimError> {
-    let mut policy = build::<P>(params, cfg, 0)?;
-    let mut run = Run::new(&policy, cfg);
-    let gran = cfg.granularity;
+    let mut run = StreamRun::<P, A>::new(params, cfg, after)?;
+    let pages = read_stream(
+        reader,
+        cfg.granularity,
+        cfg.pages_per_block.get(),
+        P::BLOCK_AWARE,
+        |events, pages, blocks| Ok(run.feed(events, pages, blocks, progress)),
+    )?;
+    if let Some(e) = run.error.take() {
+        return Err(e);
+    }
+    progress(run.index);
+    run.finish(&pages)
+}
+
+/// Read `reader` in chunks of requests, expand each into its events (pages, or
+/// records), densify them (and their blocks when `block_ids`) and hand each chunk,
+/// with the densifier and the count of blocks seen, to `feed`, which says whether to
+/// stop. Returns the densifier: the keys of the dense ids, for the runs' ends.
+fn read_stream(
+    reader: &mut dyn RequestReader,
+    gran: Granularity,
+    ppb: u32,
+    block_ids: bool,
+    mut feed: impl FnMut(&[Event], &Densifier, u32) -> Result<bool, SimError>,
+) -> Result<Densifier, SimError> {
     // A trace that stores its distinct-key estimate (`.wtr` version 2) gets its
     // table at its final size at once (BENCHMARKS.md, "First contact").
     let mut pages = Densifier::expecting(reader.distinct_keys().map_or(0, |d| d.expected(gran)));
     let mut blocks = Densifier::new();
-    let (mut have_pages, mut have_blocks) = (0u32, 0u32);
-    let ppb = cfg.pages_per_block.get();
-    let mut index = 0u64;
     let mut flush = |events: &mut Vec<Event>| -> Result<bool, SimError> {
         // Room for every event's key to be new, made here, once per chunk: the
         // lookups below neither check for growth nor allocate.
@@ -752,7 +772,7 @@ fn run_stream<P: Policy, A: AfterSink>(
         pages
             .try_reserve(n)
             .map_err(|bytes| out_of_memory(bytes, "the page table", pages.len()))?;
-        if P::BLOCK_AWARE {
+        if block_ids {
             blocks
                 .try_reserve(n)
                 .map_err(|bytes| out_of_memory(bytes, "the block table", pages.len()))?;
@@ -765,43 +785,17 @@ fn run_stream<P: Policy, A: AfterSink>(
             }
             let e = &mut events[i];
             e.page = pages.id_in_room(e.key);
-            if P::BLOCK_AWARE {
+            if block_ids {
                 e.block = blocks.id_in_room(block_key(e.key, ppb));
             }
         }
-        if !pages.is_empty() {
-            let last_block = (blocks.len() as u32).saturating_sub(1);
-            let last_page = pages.len() as u32 - 1;
-            ensure(
-                &mut policy,
-                &mut have_pages,
-                &mut have_blocks,
-                last_page,
-                last_block,
-            )?;
-        }
-        let steps = events.iter().map(|e| Step {
-            page: e.page,
-            block: e.block,
-            key: e.key,
-            op: e.op,
-            time: e.time,
-        });
-        let ahead = |i: usize| events.get(i).map(|e| e.page);
-        let cx = Loop {
-            keys: &pages,
-            next: &[],
-            progress: &mut *progress,
-        };
-        let stop;
-        (index, stop) = drive(&mut policy, &mut run, after, cx, steps, ahead, index);
+        let stop = feed(events, &pages, blocks.len() as u32)?;
         events.clear();
         Ok(stop)
     };
     let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
     let mut events: Vec<Event> = Vec::new();
-    let mut stop = false;
-    'read: while reader.read_batch(&mut batch)? {
+    while reader.read_batch(&mut batch)? {
         // Room for the chunk and the largest request of the batch (a request is
         // never split), made fallibly at the batch boundary: the expansion below
         // never reallocates.
@@ -830,18 +824,202 @@ fn run_stream<P: Policy, A: AfterSink>(
                 });
             });
             if events.len() >= STREAM_CHUNK && flush(&mut events)? {
-                stop = true;
-                break 'read;
+                return Ok(pages);
             }
         }
     }
-    if stop || flush(&mut events)? {
-        return Err(stopped(&mut run, after));
+    flush(&mut events)?;
+    Ok(pages)
+}
+
+/// One policy's run over a stream, fed a densified chunk at a time: alone
+/// ([`run_stream`]) or beside others over one pass ([`simulate_together`]).
+struct StreamRun<'a, P: Policy, A: AfterSink> {
+    policy: P,
+    run: Run,
+    cfg: &'a SimConfig,
+    after: &'a mut A,
+    have_pages: u32,
+    have_blocks: u32,
+    /// Accesses run so far.
+    index: u64,
+    /// Why the run stopped early (its sink or policy failed, or its state could not
+    /// grow); it is fed nothing more.
+    error: Option<SimError>,
+}
+
+impl<'a, P: Policy, A: AfterSink> StreamRun<'a, P, A> {
+    fn new(params: &P::Params, cfg: &'a SimConfig, after: &'a mut A) -> Result<Self, SimError> {
+        if cfg.capacity_pages == 0 {
+            return Err(SimError::Invalid(
+                "cache capacity must be at least one page".into(),
+            ));
+        }
+        let policy = build::<P>(params, cfg, 0)?;
+        let run = Run::new(&policy, cfg);
+        Ok(StreamRun {
+            policy,
+            run,
+            cfg,
+            after,
+            have_pages: 0,
+            have_blocks: 0,
+            index: 0,
+            error: None,
+        })
     }
-    progress(index);
-    policy_end(&mut policy)?;
-    let universe = pages.len() as u64;
-    run.finish(&policy, &pages, after, universe, cfg)
+
+    /// Run one densified chunk (`blocks`: block ids so far); `progress` gets this
+    /// run's accesses done. Returns
+    /// whether the run stopped (then [`StreamRun::error`] says why).
+    fn feed(
+        &mut self,
+        events: &[Event],
+        pages: &Densifier,
+        blocks: u32,
+        progress: &mut dyn FnMut(u64),
+    ) -> bool {
+        if self.error.is_some() {
+            return true;
+        }
+        if let Some(last_page) = pages.len().checked_sub(1) {
+            if let Err(e) = ensure(
+                &mut self.policy,
+                &mut self.have_pages,
+                &mut self.have_blocks,
+                last_page as u32,
+                blocks.saturating_sub(1),
+            ) {
+                self.error = Some(e);
+                return true;
+            }
+        }
+        let steps = events.iter().map(|e| Step {
+            page: e.page,
+            block: e.block,
+            key: e.key,
+            op: e.op,
+            time: e.time,
+        });
+        let ahead = |i: usize| events.get(i).map(|e| e.page);
+        let cx = Loop {
+            keys: pages,
+            next: &[],
+            progress,
+        };
+        let stop;
+        (self.index, stop) = drive(
+            &mut self.policy,
+            &mut self.run,
+            self.after,
+            cx,
+            steps,
+            ahead,
+            self.index,
+        );
+        if stop {
+            self.error = Some(stopped(&mut self.run, self.after));
+        }
+        stop
+    }
+
+    /// The run's end: its policy's deferred error, the flush, the metrics.
+    fn finish(mut self, pages: &Densifier) -> Result<Metrics, SimError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        policy_end(&mut self.policy)?;
+        let universe = pages.len() as u64;
+        self.run
+            .finish(&self.policy, pages, self.after, universe, self.cfg)
+    }
+}
+
+/// A [`StreamRun`] of any policy, for a pass shared by several
+/// ([`crate::together`]).
+pub(crate) trait Pass {
+    /// Whether the policy needs block ids.
+    fn block_aware(&self) -> bool;
+    /// [`StreamRun::feed`].
+    fn feed(
+        &mut self,
+        events: &[Event],
+        pages: &Densifier,
+        blocks: u32,
+        progress: &mut dyn FnMut(u64),
+    ) -> bool;
+    /// Accesses run so far.
+    fn index(&self) -> u64;
+    /// [`StreamRun::finish`].
+    fn finish(self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError>;
+}
+
+impl<P: Policy, A: AfterSink> Pass for StreamRun<'_, P, A> {
+    fn block_aware(&self) -> bool {
+        P::BLOCK_AWARE
+    }
+
+    fn feed(
+        &mut self,
+        events: &[Event],
+        pages: &Densifier,
+        blocks: u32,
+        progress: &mut dyn FnMut(u64),
+    ) -> bool {
+        StreamRun::feed(self, events, pages, blocks, progress)
+    }
+
+    fn index(&self) -> u64 {
+        self.index
+    }
+
+    fn finish(self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError> {
+        StreamRun::finish(*self, pages)
+    }
+}
+
+/// Policy `P`'s run over a stream, to be fed with others ([`stream_together`]). A
+/// policy that needs the next use of every access (an offline one) needs the whole
+/// trace first, and cannot share a pass.
+pub(crate) fn stream_pass<'a, P: Policy, A: AfterSink>(
+    params: &P::Params,
+    cfg: &'a SimConfig,
+    after: &'a mut A,
+) -> Result<Box<dyn Pass + 'a>, SimError> {
+    if P::NEEDS_NEXT_USE {
+        return Err(SimError::Invalid(format!(
+            "{} needs the whole trace in memory and cannot share a streamed pass",
+            P::NAME
+        )));
+    }
+    Ok(Box::new(StreamRun::<P, A>::new(params, cfg, after)?))
+}
+
+/// Feed one pass over `reader` to every run of `passes` (all of granularity `gran`
+/// and `ppb` pages per block); `progress` gets the accesses of all of them. The
+/// outer error is the stream's (every run fails with it), the inner ones each run's.
+pub(crate) fn stream_together(
+    reader: &mut dyn RequestReader,
+    gran: Granularity,
+    ppb: u32,
+    mut passes: Vec<Box<dyn Pass + '_>>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Vec<Result<Metrics, SimError>>, SimError> {
+    let block_ids = passes.iter().any(|p| p.block_aware());
+    let mut done = vec![0u64; passes.len()];
+    let pages = read_stream(reader, gran, ppb, block_ids, |events, pages, blocks| {
+        let mut running = false;
+        for (i, p) in passes.iter_mut().enumerate() {
+            let stopped = p.feed(events, pages, blocks, &mut |n| {
+                done[i] = n;
+                progress(done.iter().sum());
+            });
+            running |= !stopped;
+        }
+        Ok(!running)
+    })?;
+    progress(passes.iter().map(|p| p.index()).sum());
+    Ok(passes.into_iter().map(|p| p.finish(&pages)).collect())
 }
 
 /// A streamed run's allocation of `bytes` for `what`, refused, with `pages` distinct
@@ -919,7 +1097,7 @@ fn ensure<P: Policy>(
 /// An upper bound of the bytes a policy keeps per page (or block) id, for the room
 /// [`ensure`] asks for: the largest per-page state is about 40 bytes (CRAW's four
 /// lists and flags), LRU's 12.
-const POLICY_BYTES_PER_ID: u64 = 48;
+pub const POLICY_BYTES_PER_ID: u64 = 48;
 
 /// Next reserved size: at least `id + 1`, doubling, at least 1024.
 fn grow(have: u32, id: u32) -> u32 {

@@ -26,6 +26,7 @@ pub mod prepared;
 pub mod registry;
 mod ring;
 mod table;
+pub mod together;
 
 pub use after::{AfterError, AfterSink, IoKind, NullSink, StorageOp};
 pub use engine::{simulate, CostModel, Input, SimConfig};
@@ -36,6 +37,7 @@ pub use params::NoParams;
 pub use policy::{Access, IoSink, ParamError, ParamSet, ParamSpec, Policy, PolicyCtx};
 pub use prepared::PreparedTrace;
 pub use registry::{run_policy, PolicyInfo, PolicySpec, POLICIES};
+pub use together::{simulate_together, Together};
 pub mod policies;
 #[cfg(test)]
 mod reference;

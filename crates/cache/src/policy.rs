@@ -153,7 +153,7 @@ pub fn parse_bool(value: &str) -> Result<bool, String> {
 }
 
 /// A page replacement policy.
-pub trait Policy: Sized {
+pub trait Policy: Sized + 'static {
     /// Typed parameters (`cflru:window=0.25` becomes a field of this struct).
     type Params: ParamSet;
 

@@ -14,3 +14,4 @@ mod parity;
 mod parity_adaptive;
 mod parity_pip;
 mod properties;
+mod together;

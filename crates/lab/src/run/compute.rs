@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use wafer_cache::after::{FileSink, IoKind};
 use wafer_cache::{
-    run_policy, AfterError, AfterSink, Footprint, Input, PolicySpec, PreparedTrace, SimConfig,
-    StorageOp,
+    run_policy, simulate_together, AfterError, AfterSink, Footprint, Input, Metrics, PolicySpec,
+    PreparedTrace, SimConfig, StorageOp, Together,
 };
 use wafer_ftl::{AnyFtl, Device, Ftl, FtlError};
 use wafer_trace::units::CacheSize;
@@ -153,48 +153,11 @@ pub(crate) fn compute(
     work: &AtomicU64,
 ) -> Result<CellResult, LabError> {
     let t0 = Instant::now();
-    let fail = |msg: String| LabError::Cell {
-        cell: spec.label(),
-        msg,
-    };
-    let id = spec.id();
-    let policy = PolicySpec::parse(&spec.policy).map_err(|e| fail(e.to_string()))?;
-    let size = CacheSize::parse(&spec.cache).map_err(|e| fail(e.to_string()))?;
-    let footprint = u64::from(match input {
+    let footprint = match input {
         CellInput::Prepared(t) => t.universe(),
         CellInput::Stream(pages) => pages.unwrap_or(0),
-    });
-    let granularity = spec.granularity();
-    let capacity_pages = size
-        .pages(granularity.unit(), footprint)
-        .map_err(|e| fail(e.to_string()))?;
-    let cfg = SimConfig {
-        granularity,
-        capacity_pages,
-        pages_per_block: spec.pages_per_block,
-        warmup: spec.warmup,
-        write_miss_fetch: spec.write_miss_fetch,
-        flush_at_end: spec.flush_at_end,
-        cost: spec.cost,
-        series_every: spec.series_every,
     };
-    let dev = match devices.copy(spec).map_err(fail)? {
-        Some((ftl, read_ns)) => {
-            let map = spec
-                .address_map
-                .ok_or_else(|| fail("a cell with a device needs an address map".into()))?;
-            Some(TimedDevice::new(ftl, read_ns, map).map_err(|e| fail(e.to_string()))?)
-        }
-        None => None,
-    };
-    let file = match after {
-        Some(p) => Some(FileSink::create(p, cfg.unit())?),
-        None => None,
-    };
-    let mut sink = CellSink::new(dev, cfg.unit(), file);
-    if spec.measure == Measure::Steady {
-        sink.recording();
-    }
+    let mut cell = Ready::new(spec, footprint, devices, after)?;
     // A stream that was not counted first is read by this cell alone: it says what
     // it skipped (a counting pass says it otherwise).
     let mut reader = None;
@@ -204,59 +167,196 @@ pub(crate) fn compute(
         CellInput::Stream(_) => Input::Stream(reader.insert(trace.open()?).as_mut()),
     };
     let mut done = 0u64;
-    let cache = run_policy(&policy, input, &cfg, &mut sink, &mut |n| {
+    let cache = run_policy(&cell.policy, input, &cell.cfg, &mut cell.sink, &mut |n| {
         work.fetch_add(n.saturating_sub(done), Ordering::Relaxed);
         done = n;
     })
-    .map_err(|e| match e {
-        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => stream_error(&trace.source(), e),
-        e => fail(e.to_string()),
-    })?;
+    .map_err(|e| cell_error(spec, trace, e))?;
     if let (true, Some(r)) = (uncounted, &reader) {
         say_skipped(&trace.source(), r.skipped());
     }
-    let (mut dev, remapped, mut before_flush, write_pattern, recorded) = sink.into_parts();
-    // Steady state: the cell's own stream again, pass after pass, then one measured.
-    let mut steady = None;
-    if let (Some(d), Some((reqs, flush_at))) = (dev.as_mut(), recorded) {
-        let s = steady_passes(d, &reqs, flush_at).map_err(|e| fail(e.to_string()))?;
-        before_flush = s.before_flush.clone();
-        steady = Some(s);
-    }
-    let ftl = dev.map(|d| {
-        let rw_log_blocks = match d.ftl() {
-            AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
-            _ => None,
-        };
-        let start = steady.as_ref().map_or(0, |s| s.start_ns);
-        let mut f = FtlSummary::from_metrics(
-            &d.ftl().metrics(),
-            d.elapsed_ns() - start,
-            before_flush.as_ref(),
-            remapped,
-            rw_log_blocks,
-        );
-        if let Some(s) = &steady {
-            f.passes = s.passes;
-            f.settled = Some(s.settled);
-        }
-        f
-    });
-    Ok(CellResult {
-        id,
-        params: spec.clone(),
-        capacity_pages,
-        // A streamed run that was not counted first learns the footprint itself.
-        footprint_pages: if footprint == 0 {
-            cache.universe
-        } else {
-            footprint
+    cell.finish(spec, cache, t0)
+}
+
+/// Compute the cells `specs` of one streamed trace (each with its after-cache file,
+/// if kept), counted first (`footprint` pages), in one pass over it ([`wafer_cache::simulate_together`]): one result per
+/// cell, in order, each what [`compute`] gives it alone (its `elapsed_s` is the
+/// pass's); the outer error is the pass's own (the trace could not be read), which
+/// every cell shares.
+pub(crate) fn compute_together(
+    specs: &[(&RunSpec, Option<&Path>)],
+    trace: &TraceSource,
+    footprint: u32,
+    devices: &AgedDevices,
+    work: &AtomicU64,
+) -> Result<Vec<Result<CellResult, LabError>>, LabError> {
+    let t0 = Instant::now();
+    let mut ready: Vec<Result<Ready, LabError>> = specs
+        .iter()
+        .map(|&(s, after)| Ready::new(s, footprint, devices, after))
+        .collect();
+    let mut reader = trace.open()?;
+    let mut done = 0u64;
+    let mut progress = |n: u64| {
+        work.fetch_add(n.saturating_sub(done), Ordering::Relaxed);
+        done = n;
+    };
+    let together: Vec<Together<'_, CellSink>> = ready
+        .iter_mut()
+        .filter_map(|r| r.as_mut().ok())
+        .map(|r| Together {
+            spec: &r.policy,
+            cfg: &r.cfg,
+            after: &mut r.sink,
+        })
+        .collect();
+    let mut ran = simulate_together(together, reader.as_mut(), &mut progress)
+        .map_err(|e| match e {
+            e @ wafer_cache::SimError::StreamOutOfMemory { .. } => stream_error(&trace.source(), e),
+            e => LabError::Invalid(format!("{}: {e}", trace.source())),
+        })?
+        .into_iter();
+    Ok(ready
+        .into_iter()
+        .zip(specs)
+        .map(|(r, &(s, _))| {
+            let cell = r?;
+            let cache = ran
+                .next()
+                .expect("one result per cell that ran")
+                .map_err(|e| cell_error(s, trace, e))?;
+            cell.finish(s, cache, t0)
+        })
+        .collect())
+}
+
+/// A cell's engine error, named by the cell (a stream out of memory: by the trace).
+fn cell_error(spec: &RunSpec, trace: &TraceSource, e: wafer_cache::SimError) -> LabError {
+    match e {
+        e @ wafer_cache::SimError::StreamOutOfMemory { .. } => stream_error(&trace.source(), e),
+        e => LabError::Cell {
+            cell: spec.label(),
+            msg: e.to_string(),
         },
-        elapsed_s: t0.elapsed().as_secs_f64(),
-        cache,
-        ftl,
-        write_pattern,
-    })
+    }
+}
+
+/// A cell made ready to run: its policy, its cache size, its configuration and its
+/// sink (device, file, write pattern).
+struct Ready {
+    policy: PolicySpec,
+    capacity_pages: u32,
+    footprint: u64,
+    cfg: SimConfig,
+    sink: CellSink,
+}
+
+impl Ready {
+    /// Everything `spec` says, over a trace of `footprint` distinct pages (0: not
+    /// counted), its after-cache trace into `after` when given.
+    fn new(
+        spec: &RunSpec,
+        footprint: u32,
+        devices: &AgedDevices,
+        after: Option<&Path>,
+    ) -> Result<Ready, LabError> {
+        let fail = |msg: String| LabError::Cell {
+            cell: spec.label(),
+            msg,
+        };
+        let policy = PolicySpec::parse(&spec.policy).map_err(|e| fail(e.to_string()))?;
+        let size = CacheSize::parse(&spec.cache).map_err(|e| fail(e.to_string()))?;
+        let footprint = u64::from(footprint);
+        let granularity = spec.granularity();
+        let capacity_pages = size
+            .pages(granularity.unit(), footprint)
+            .map_err(|e| fail(e.to_string()))?;
+        let cfg = SimConfig {
+            granularity,
+            capacity_pages,
+            pages_per_block: spec.pages_per_block,
+            warmup: spec.warmup,
+            write_miss_fetch: spec.write_miss_fetch,
+            flush_at_end: spec.flush_at_end,
+            cost: spec.cost,
+            series_every: spec.series_every,
+        };
+        let dev = match devices.copy(spec).map_err(fail)? {
+            Some((ftl, read_ns)) => {
+                let map = spec
+                    .address_map
+                    .ok_or_else(|| fail("a cell with a device needs an address map".into()))?;
+                Some(TimedDevice::new(ftl, read_ns, map).map_err(|e| fail(e.to_string()))?)
+            }
+            None => None,
+        };
+        let file = match after {
+            Some(p) => Some(FileSink::create(p, cfg.unit())?),
+            None => None,
+        };
+        let mut sink = CellSink::new(dev, cfg.unit(), file);
+        if spec.measure == Measure::Steady {
+            sink.recording();
+        }
+        Ok(Ready {
+            policy,
+            capacity_pages,
+            footprint,
+            cfg,
+            sink,
+        })
+    }
+
+    /// The cell's result from its cache's metrics: the device's steady state when
+    /// asked for, its summary, the write pattern.
+    fn finish(self, spec: &RunSpec, cache: Metrics, t0: Instant) -> Result<CellResult, LabError> {
+        let fail = |msg: String| LabError::Cell {
+            cell: spec.label(),
+            msg,
+        };
+        let (mut dev, remapped, mut before_flush, write_pattern, recorded) = self.sink.into_parts();
+        // Steady state: the cell's own stream again, pass after pass, then one measured.
+        let mut steady = None;
+        if let (Some(d), Some((reqs, flush_at))) = (dev.as_mut(), recorded) {
+            let s = steady_passes(d, &reqs, flush_at).map_err(|e| fail(e.to_string()))?;
+            before_flush = s.before_flush.clone();
+            steady = Some(s);
+        }
+        let ftl = dev.map(|d| {
+            let rw_log_blocks = match d.ftl() {
+                AnyFtl::Fast(x) => Some(x.rw_log_blocks() as u64),
+                _ => None,
+            };
+            let start = steady.as_ref().map_or(0, |s| s.start_ns);
+            let mut f = FtlSummary::from_metrics(
+                &d.ftl().metrics(),
+                d.elapsed_ns() - start,
+                before_flush.as_ref(),
+                remapped,
+                rw_log_blocks,
+            );
+            if let Some(s) = &steady {
+                f.passes = s.passes;
+                f.settled = Some(s.settled);
+            }
+            f
+        });
+        Ok(CellResult {
+            id: spec.id(),
+            params: spec.clone(),
+            capacity_pages: self.capacity_pages,
+            // A streamed run that was not counted first learns the footprint itself.
+            footprint_pages: if self.footprint == 0 {
+                cache.universe
+            } else {
+                self.footprint
+            },
+            elapsed_s: t0.elapsed().as_secs_f64(),
+            cache,
+            ftl,
+            write_pattern,
+        })
+    }
 }
 
 /// What preconditioning a device with a cell's own stream left: the passes run, whether

@@ -24,7 +24,7 @@ use wafer_cache::{PolicySpec, PreparedTrace, SimError};
 use wafer_trace::units::CacheSize;
 use wafer_trace::{Densifier, Granularity, Op};
 
-use crate::compute::{compute, AgedDevices, CellInput, PATTERN_POINTS};
+use crate::compute::{compute, compute_together, AgedDevices, CellInput, PATTERN_POINTS};
 use crate::error::LabError;
 use crate::experiment::Plan;
 use crate::prepared::{load_from, prepare_error, prepare_trace, say_skipped};
@@ -202,6 +202,23 @@ impl TaskStudy {
         (i, &self.tasks[i])
     }
 
+    /// The after-cache file of `cell`, if kept, its folder made.
+    fn after_file(&self, cell: &RunSpec) -> Result<Option<PathBuf>, LabError> {
+        let after = match (&self.after, &self.out) {
+            (Some(name), _) => name(cell),
+            (None, Some(out)) if self.task(cell).1.keep_after => {
+                Some(out.join("after").join(format!("{}.csv", cell.id())))
+            }
+            _ => None,
+        };
+        if let Some(dir) = after.as_deref().and_then(Path::parent) {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
+            }
+        }
+        Ok(after)
+    }
+
     fn stored_info(&self, ti: usize) -> Option<TraceInfo> {
         let out = self.out.as_deref()?;
         let b = std::fs::read(trace_info_path(out, &self.traces[ti])).ok()?;
@@ -238,13 +255,16 @@ impl TaskStudy {
         Ok(all)
     }
 
-    /// Trace `ti` read by every cell itself: counted first only when the report or a
-    /// share of the footprint needs its facts (stored, so a rerun skips the pass).
+    /// Trace `ti` read by its cells themselves: counted first when the report or a
+    /// share of the footprint needs its facts (stored, so a rerun skips the pass), or
+    /// when the count pays for itself: counted, the cells share passes over the trace,
+    /// one a worker ([`Study::pass_key`]), so with more than two cells a core the
+    /// count and the shared passes read the trace fewer times than the cells would.
     fn streamed(&self, ti: usize, obs: &mut dyn Observer) -> Result<TraceInput, LabError> {
         let t = &self.traces[ti];
-        // Without a report to write or a share of the footprint to resolve, the
-        // runs need no counting pass.
-        if self.out.is_none() && !self.needs_footprint {
+        let cells = self.cells().iter().filter(|c| self.group(c) == ti).count();
+        let cores = crate::bounds::workers(0).0;
+        if self.out.is_none() && !self.needs_footprint && cells <= 2 * cores {
             return Ok(TraceInput::Stream(None));
         }
         let info = match self.stored_info(ti) {
@@ -419,18 +439,7 @@ impl Study for TaskStudy {
             TraceInput::Stream(pages) => CellInput::Stream(*pages),
         };
         let (_, task) = self.task(cell);
-        let after = match (&self.after, &self.out) {
-            (Some(name), _) => name(cell),
-            (None, Some(out)) if task.keep_after => {
-                Some(out.join("after").join(format!("{}.csv", cell.id())))
-            }
-            _ => None,
-        };
-        if let Some(dir) = after.as_deref().and_then(Path::parent) {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir).map_err(|e| LabError::io(dir, e))?;
-            }
-        }
+        let after = self.after_file(cell)?;
         let r = compute(
             cell,
             &task.trace,
@@ -443,6 +452,78 @@ impl Study for TaskStudy {
         // that file (a streamed run reads it again; a prepared one read it once).
         task.trace.check_unchanged()?;
         Ok(r)
+    }
+
+    /// Cells of a streamed trace whose footprint was counted share a pass when their
+    /// policy is online and they have no device (a device's state and a steady-state replay are each cell's
+    /// own) and the same block size (block ids are made once per pass).
+    fn pass_key(&self, cell: &RunSpec, shared: &TraceInput) -> Option<u64> {
+        let streamed = matches!(shared, TraceInput::Stream(Some(_)));
+        // An offline policy reads the whole trace first; a policy that does not
+        // parse fails with its own error.
+        let online = PolicySpec::parse(&cell.policy).is_ok_and(|p| !p.info().offline);
+        (streamed && online && cell.device_spec.is_empty())
+            .then(|| u64::from(cell.pages_per_block.get()))
+    }
+
+    /// As many cells as the policies' per-page state of all of them fits in the
+    /// share of memory one worker may use: half the memory limit
+    /// ([`crate::bounds::memory_limit`]) over the workers of the machine.
+    fn pass_limit(&self, shared: &TraceInput) -> usize {
+        let TraceInput::Stream(Some(pages)) = shared else {
+            return 1;
+        };
+        let workers = crate::bounds::workers(0).0 as u64;
+        let share = crate::bounds::memory_limit() / 2 / workers;
+        let per_cell =
+            (u64::from(*pages) + 1).saturating_mul(wafer_cache::engine::POLICY_BYTES_PER_ID);
+        usize::try_from(share / per_cell)
+            .unwrap_or(usize::MAX)
+            .max(1)
+    }
+
+    fn compute_together(
+        &self,
+        cells: &[&RunSpec],
+        shared: &TraceInput,
+        work: &AtomicU64,
+    ) -> Vec<Result<CellResult, LabError>> {
+        let TraceInput::Stream(Some(pages)) = shared else {
+            return cells
+                .iter()
+                .map(|c| self.compute(c, shared, work))
+                .collect();
+        };
+        let trace = &self.task(cells[0]).1.trace;
+        // A cell whose after-cache folder cannot be made fails alone.
+        let afters: Vec<Result<Option<PathBuf>, LabError>> =
+            cells.iter().map(|c| self.after_file(c)).collect();
+        let ok: Vec<(&RunSpec, Option<&Path>)> = cells
+            .iter()
+            .zip(&afters)
+            .filter_map(|(c, a)| a.as_ref().ok().map(|a| (*c, a.as_deref())))
+            .collect();
+        let ran = compute_together(&ok, trace, *pages, &self.devices, work)
+            .and_then(|ran| trace.check_unchanged().map(|()| ran));
+        let mut ran = match ran {
+            Ok(ran) => ran.into_iter(),
+            Err(e) => {
+                let msg = e.to_string();
+                return cells
+                    .iter()
+                    .map(|c| {
+                        Err(LabError::Cell {
+                            cell: c.label(),
+                            msg: msg.clone(),
+                        })
+                    })
+                    .collect();
+            }
+        };
+        afters
+            .into_iter()
+            .map(|a| a.and_then(|_| ran.next().expect("one result per cell that ran")))
+            .collect()
     }
 
     fn is_result_of(&self, output: &CellResult, cell: &RunSpec) -> bool {
@@ -538,6 +619,23 @@ impl Study for GridStudy {
         work: &AtomicU64,
     ) -> Result<CellResult, LabError> {
         self.cells.compute(cell, shared, work)
+    }
+
+    fn pass_key(&self, cell: &RunSpec, shared: &TraceInput) -> Option<u64> {
+        self.cells.pass_key(cell, shared)
+    }
+
+    fn pass_limit(&self, shared: &TraceInput) -> usize {
+        self.cells.pass_limit(shared)
+    }
+
+    fn compute_together(
+        &self,
+        cells: &[&RunSpec],
+        shared: &TraceInput,
+        work: &AtomicU64,
+    ) -> Vec<Result<CellResult, LabError>> {
+        self.cells.compute_together(cells, shared, work)
     }
 
     fn is_result_of(&self, output: &CellResult, cell: &RunSpec) -> bool {

@@ -61,6 +61,30 @@ pub trait Study: Sync {
         shared: &Self::Shared,
         work: &AtomicU64,
     ) -> Result<Self::Output, LabError>;
+    /// Cells of one group with the same key may be computed in one pass over the
+    /// group's input ([`Study::compute_together`]); `None` (the default): `cell` is
+    /// computed alone.
+    fn pass_key(&self, _cell: &Self::Cell, _shared: &Self::Shared) -> Option<u64> {
+        None
+    }
+    /// The most cells one pass over `shared` may hold (their state is in memory at
+    /// once).
+    fn pass_limit(&self, _shared: &Self::Shared) -> usize {
+        1
+    }
+    /// Compute `cells` (one group, one [`Study::pass_key`]) in one pass: one result
+    /// per cell, in order.
+    fn compute_together(
+        &self,
+        cells: &[&Self::Cell],
+        shared: &Self::Shared,
+        work: &AtomicU64,
+    ) -> Vec<Result<Self::Output, LabError>> {
+        cells
+            .iter()
+            .map(|c| self.compute(c, shared, work))
+            .collect()
+    }
     /// Whether a stored output is the result of `cell` (a foreign or stale file is not).
     fn is_result_of(&self, output: &Self::Output, cell: &Self::Cell) -> bool;
     /// A relative estimate of what `cell` costs to compute, for scheduling: cells
@@ -262,47 +286,64 @@ pub fn run<S: Study + Send + 'static>(
                 Arc::clone(&gate),
                 Arc::clone(&opts.stop),
             );
-            let (cells, ids, store, todo) =
-                (cells.clone(), ids.clone(), store.clone(), todo.clone());
-            // Longest cells first (the study's estimate), each worker taking the
-            // next: the last cells to finish are short ones, so no worker idles
-            // while one long cell runs alone at the end.
-            let mut order = todo.clone();
-            order.sort_by_key(|&i| std::cmp::Reverse(study.cost(&cells[i])));
+            let (cells, ids, store) = (cells.clone(), ids.clone(), store.clone());
+            // Longest work first (the study's estimate), each worker taking the
+            // next: the last to finish are short, so no worker idles while one long
+            // cell runs alone at the end.
+            let mut order = passes(&*study, &cells, &todo, &shared, jobs);
+            let together: Vec<usize> = order.iter().map(Vec::len).filter(|&n| n > 1).collect();
+            if !together.is_empty() {
+                obs.message(&format!(
+                    "{} cells share {} passes over their trace",
+                    together.iter().sum::<usize>(),
+                    together.len()
+                ));
+            }
+            order.sort_by_key(|p| {
+                std::cmp::Reverse(p.iter().map(|&i| study.cost(&cells[i])).sum::<u64>())
+            });
             std::thread::spawn(move || {
                 let next = std::sync::atomic::AtomicUsize::new(0);
-                // One cell, computed, stored and reported (unless the run stopped).
-                let one = |i: usize| {
+                // One pass (one cell, or cells sharing it), computed, stored and
+                // reported (unless the run stopped).
+                let one = |pass: &[usize]| {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let cell = &cells[i];
-                    let g = study.group(cell);
+                    let g = study.group(&cells[pass[0]]);
                     let Some((_, input)) = shared.iter().find(|(k, _)| *k == g) else {
                         return; // stopped before its input was built
                     };
-                    let r = study.compute(cell, input, &work);
+                    let rs = match pass {
+                        [i] => vec![study.compute(&cells[*i], input, &work)],
+                        _ => {
+                            let these: Vec<&S::Cell> = pass.iter().map(|&i| &cells[i]).collect();
+                            study.compute_together(&these, input, &work)
+                        }
+                    };
                     let closed = gate.lock().unwrap_or_else(|e| e.into_inner());
                     if *closed || stop.load(Ordering::Relaxed) {
                         return; // discarded: the run was stopped while it ran
                     }
-                    let r = match r {
-                        Ok(out) => match &store {
-                            Some(st) => st.save(&ids[i], &out).map(|()| out).map_err(Err),
-                            None => Ok(out),
-                        },
-                        Err(e) => Err(Ok(e)),
-                    };
-                    // Sent while the gate is held, so a closed gate has seen it.
-                    let _ = tx.send((i, r));
+                    for (&i, r) in pass.iter().zip(rs) {
+                        let r = match r {
+                            Ok(out) => match &store {
+                                Some(st) => st.save(&ids[i], &out).map(|()| out).map_err(Err),
+                                None => Ok(out),
+                            },
+                            Err(e) => Err(Ok(e)),
+                        };
+                        // Sent while the gate is held, so a closed gate has seen it.
+                        let _ = tx.send((i, r));
+                    }
                     drop(closed);
                 };
                 pool.scope(|s| {
                     for _ in 0..jobs {
                         let (next, order, one) = (&next, &order, &one);
                         s.spawn(move |_| {
-                            while let Some(&i) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                                one(i);
+                            while let Some(p) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                                one(p);
                             }
                         });
                     }
@@ -385,6 +426,52 @@ pub fn run<S: Study + Send + 'static>(
     })
 }
 
+/// The work of a run: each cell of `todo` alone, except cells that may share a pass
+/// over their group's input ([`Study::pass_key`]). Those are dealt, in decreasing
+/// cost, into as many passes as there are workers (fewer if there are fewer cells,
+/// more if [`Study::pass_limit`] says a pass holds fewer): each worker then reads
+/// the input once for all of its cells.
+fn passes<S: Study>(
+    study: &S,
+    cells: &[S::Cell],
+    todo: &[usize],
+    shared: &[(usize, S::Shared)],
+    jobs: usize,
+) -> Vec<Vec<usize>> {
+    let mut alone = Vec::new();
+    let mut sharing: std::collections::BTreeMap<(usize, u64), Vec<usize>> = Default::default();
+    for &i in todo {
+        let g = study.group(&cells[i]);
+        let key = shared
+            .iter()
+            .find(|(k, _)| *k == g)
+            .and_then(|(_, input)| study.pass_key(&cells[i], input));
+        match key {
+            Some(k) => sharing.entry((g, k)).or_default().push(i),
+            None => alone.push(vec![i]),
+        }
+    }
+    for ((g, _), mut members) in sharing {
+        let input = &shared
+            .iter()
+            .find(|(k, _)| *k == g)
+            .expect("a shared input")
+            .1;
+        let limit = study.pass_limit(input).max(1);
+        let n = members.len().div_ceil(limit).max(jobs.min(members.len()));
+        members.sort_by_key(|&i| std::cmp::Reverse(study.cost(&cells[i])));
+        let mut dealt = vec![Vec::new(); n];
+        for (k, i) in members.into_iter().enumerate() {
+            dealt[k % n].push(i);
+        }
+        for mut p in dealt {
+            p.sort_unstable();
+            alone.push(p);
+        }
+    }
+    alone
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +502,81 @@ mod tests {
         fn cost(&self, c: &u64) -> u64 {
             *c
         }
+    }
+
+    /// Cells 0..10; the even ones may share a pass, and compute_together records
+    /// the passes it was given.
+    struct Sharing(Mutex<Vec<Vec<u64>>>);
+
+    impl Study for Sharing {
+        type Cell = u64;
+        type Output = u64;
+        type Shared = ();
+        fn cells(&self) -> Vec<u64> {
+            (0..10).collect()
+        }
+        fn label(&self, c: &u64) -> String {
+            c.to_string()
+        }
+        fn prepare(&self, _: usize, _: &mut dyn Observer) -> Result<(), LabError> {
+            Ok(())
+        }
+        fn compute(&self, c: &u64, _: &(), _: &AtomicU64) -> Result<u64, LabError> {
+            self.0.lock().unwrap().push(vec![*c]);
+            Ok(c * 10)
+        }
+        fn pass_key(&self, c: &u64, _: &()) -> Option<u64> {
+            (c % 2 == 0).then_some(7)
+        }
+        fn pass_limit(&self, _: &()) -> usize {
+            2
+        }
+        fn compute_together(
+            &self,
+            cells: &[&u64],
+            _: &(),
+            _: &AtomicU64,
+        ) -> Vec<Result<u64, LabError>> {
+            self.0
+                .lock()
+                .unwrap()
+                .push(cells.iter().map(|c| **c).collect());
+            cells.iter().map(|c| Ok(**c * 10)).collect()
+        }
+        fn is_result_of(&self, o: &u64, c: &u64) -> bool {
+            *o == c * 10
+        }
+        fn cost(&self, c: &u64) -> u64 {
+            *c
+        }
+    }
+
+    #[test]
+    fn cells_that_may_share_a_pass_are_dealt_into_passes_within_the_limit() {
+        let study = Arc::new(Sharing(Mutex::default()));
+        let opts = RunOptions {
+            jobs: 1,
+            ..RunOptions::default()
+        };
+        let out = run(&study, &opts, &mut Quiet).unwrap();
+        assert_eq!(out.results, (0..10).map(|c| c * 10).collect::<Vec<_>>());
+        let mut ran = study.0.lock().unwrap().clone();
+        ran.sort();
+        // Five even cells, at most two a pass: three passes, dealt in decreasing
+        // cost (8, 6 | 4, 2 | 0 -> 8, 2 | 6, 0 | 4); the odd cells alone.
+        assert_eq!(
+            ran,
+            [
+                vec![0, 6],
+                vec![1],
+                vec![2, 8],
+                vec![3],
+                vec![4],
+                vec![5],
+                vec![7],
+                vec![9]
+            ]
+        );
     }
 
     #[test]
