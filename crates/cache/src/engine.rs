@@ -833,7 +833,8 @@ fn read_stream(
 }
 
 /// One policy's run over a stream, fed a densified chunk at a time: alone
-/// ([`run_stream`]) or beside others over one pass ([`simulate_together`]).
+/// ([`run_stream`]) or beside others over one pass
+/// ([`crate::together::simulate_together`]).
 struct StreamRun<'a, P: Policy, A: AfterSink> {
     policy: P,
     run: Run,
