@@ -1095,8 +1095,9 @@ fn ensure<P: Policy>(
     Ok(())
 }
 
-/// An upper bound of the bytes a policy keeps per page (or block) id, for the room
-/// [`ensure`] asks for: the largest per-page state is about 40 bytes (CRAW's four
+/// An upper bound of the bytes a policy keeps per page (or block) id: the room a
+/// streamed run asks for before its policy grows, and what a pass shared by several
+/// cells counts per cell. The largest per-page state is about 40 bytes (CRAW's four
 /// lists and flags), LRU's 12.
 pub const POLICY_BYTES_PER_ID: u64 = 48;
 
