@@ -763,7 +763,7 @@ fn read_stream(
 ) -> Result<Densifier, SimError> {
     // A trace that stores its distinct-key estimate (`.wtr` version 2) gets its
     // table at its final size at once (BENCHMARKS.md, "First contact").
-    let mut pages = Densifier::expecting(reader.distinct_keys().map_or(0, |d| d.expected(gran)));
+    let mut pages = Densifier::expecting(reader.expected_keys(gran));
     let mut blocks = Densifier::new();
     let mut flush = |events: &mut Vec<Event>| -> Result<bool, SimError> {
         // Room for every event's key to be new, made here, once per chunk: the

@@ -29,11 +29,7 @@ impl Footprint {
         reader: &mut dyn RequestReader,
         progress: &mut dyn FnMut(u64),
     ) -> Result<Footprint, SimError> {
-        let mut dens = Densifier::expecting(
-            reader
-                .distinct_keys()
-                .map_or(0, |d| d.expected(granularity)),
-        );
+        let mut dens = Densifier::expecting(reader.expected_keys(granularity));
         let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let (mut requests, mut accesses) = (0u64, 0u64);
         while reader.read_batch(&mut batch)? {

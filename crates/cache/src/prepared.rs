@@ -253,10 +253,7 @@ impl PreparedTrace {
         progress: &mut dyn FnMut(u64),
         limit: u64,
     ) -> Result<PreparedTrace, SimError> {
-        let expected = reader
-            .distinct_keys()
-            .map_or(0, |d| d.expected(granularity));
-        let mut b = Builder::new(granularity, limit, expected);
+        let mut b = Builder::new(granularity, limit, reader.expected_keys(granularity));
         let mut batch = Vec::with_capacity(wafer_trace::reader::BATCH);
         let mut n = 0u64;
         while reader.read_batch(&mut batch)? {

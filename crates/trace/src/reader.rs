@@ -140,6 +140,13 @@ pub trait RequestReader: Send {
     fn distinct_keys(&self) -> Option<crate::DistinctKeys> {
         None
     }
+
+    /// The distinct keys to size a densifier for at `granularity`: the stored
+    /// estimate's lower bound ([`crate::DistinctKeys::expected`]), 0 where the file
+    /// stores none.
+    fn expected_keys(&self, granularity: crate::Granularity) -> u64 {
+        self.distinct_keys().map_or(0, |d| d.expected(granularity))
+    }
 }
 
 /// Open `path` with the given options, detecting the format unless one is forced.
