@@ -42,6 +42,21 @@ fn physical_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// Cells one shared pass over a streamed trace of `footprint_pages` distinct pages
+/// may hold (`docs/experiments.md`, "Traces larger than memory"): their policies'
+/// state is in memory at once, at most [`wafer_cache::engine::POLICY_BYTES_PER_ID`]
+/// bytes per page each, and every core may run such a pass, so the passes together
+/// stay within half the memory limit; at least one.
+pub fn cells_per_pass(footprint_pages: u32) -> usize {
+    let cores = workers(0).0 as u64;
+    let share = memory_limit() / 2 / cores;
+    let per_cell =
+        (u64::from(footprint_pages) + 1).saturating_mul(wafer_cache::engine::POLICY_BYTES_PER_ID);
+    usize::try_from(share / per_cell)
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
 /// The worker threads `jobs` asks for (0 = one per core), at most one per core: more
 /// threads than cores only add memory (a cell's arrays each) and contention, and a
 /// huge count spawns threads until the kernel refuses. The second value is the note
@@ -63,6 +78,14 @@ pub fn workers(jobs: usize) -> (usize, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pass_holds_fewer_cells_over_a_larger_footprint_and_at_least_one() {
+        let (small, large) = (cells_per_pass(1_000), cells_per_pass(100_000_000));
+        assert!(small >= large, "{small} cells at 1,000 pages, {large} at 10^8");
+        // 2^32 pages of 48 bytes a cell is 192 GiB: past half of this machine's memory.
+        assert_eq!(cells_per_pass(u32::MAX), 1);
+    }
 
     #[test]
     fn workers_are_capped_at_the_cores() {

@@ -466,20 +466,12 @@ impl Study for TaskStudy {
             .then(|| u64::from(cell.pages_per_block.get()))
     }
 
-    /// As many cells as the policies' per-page state of all of them fits in the
-    /// share of memory one worker may use: half the memory limit
-    /// ([`crate::bounds::memory_limit`]) over the workers of the machine.
+    /// As many cells as fit in memory ([`crate::bounds::cells_per_pass`]).
     fn pass_limit(&self, shared: &TraceInput) -> usize {
-        let TraceInput::Stream(Some(pages)) = shared else {
-            return 1;
-        };
-        let workers = crate::bounds::workers(0).0 as u64;
-        let share = crate::bounds::memory_limit() / 2 / workers;
-        let per_cell =
-            (u64::from(*pages) + 1).saturating_mul(wafer_cache::engine::POLICY_BYTES_PER_ID);
-        usize::try_from(share / per_cell)
-            .unwrap_or(usize::MAX)
-            .max(1)
+        match shared {
+            TraceInput::Stream(Some(pages)) => crate::bounds::cells_per_pass(*pages),
+            _ => 1,
+        }
     }
 
     fn compute_together(
