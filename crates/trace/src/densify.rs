@@ -299,7 +299,25 @@ fn zeroed_slots(n: usize) -> Option<Vec<Slot>> {
             return None;
         }
         huge_pages(p as usize, layout.size());
+        touch(p as *mut u8, layout.size());
         Some(Vec::from_raw_parts(p, n, n))
+    }
+}
+
+/// Write a zero into every 4 KiB page of the `len` zeroed bytes at `p`, so that each
+/// page is faulted in by a write. A table's first access to a page is otherwise a
+/// lookup, a read, which maps the kernel's shared zero page; the insert that follows
+/// faults again, and replacing that mapping flushes the TLB of every core running the
+/// process (an interprocessor interrupt to each other worker). Writing zeros over
+/// zeros changes no slot.
+///
+/// # Safety
+/// `p` must point to `len` writable bytes.
+#[allow(unsafe_code)]
+unsafe fn touch(p: *mut u8, len: usize) {
+    for off in (0..len).step_by(4096) {
+        // SAFETY: `off < len`, inside the allocation (the caller's contract).
+        unsafe { std::ptr::write_volatile(p.add(off), 0) };
     }
 }
 
