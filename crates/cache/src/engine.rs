@@ -735,7 +735,7 @@ fn run_stream<P: Policy, A: AfterSink>(
     after: &mut A,
     progress: &mut dyn FnMut(u64),
 ) -> Result<Metrics, SimError> {
-    let mut run = StreamRun::<P, A>::new(params, cfg, after)?;
+    let mut run = Box::new(StreamRun::<P, A>::new(params, cfg, after)?);
     let pages = read_stream(
         reader,
         cfg.granularity,
@@ -743,9 +743,6 @@ fn run_stream<P: Policy, A: AfterSink>(
         P::BLOCK_AWARE,
         |events, pages, blocks| Ok(run.feed(events, pages, blocks, progress)),
     )?;
-    if let Some(e) = run.error.take() {
-        return Err(e);
-    }
     progress(run.index);
     run.finish(&pages)
 }
@@ -869,10 +866,35 @@ impl<'a, P: Policy, A: AfterSink> StreamRun<'a, P, A> {
             error: None,
         })
     }
+}
 
+/// A [`StreamRun`] of any policy, for a pass shared by several
+/// ([`crate::together`]).
+pub(crate) trait Pass {
+    /// Whether the policy needs block ids.
+    fn block_aware(&self) -> bool;
     /// Run one densified chunk (`blocks`: block ids so far); `progress` gets this
-    /// run's accesses done. Returns
-    /// whether the run stopped (then [`StreamRun::error`] says why).
+    /// run's accesses done. Returns whether the run stopped (then it says why at
+    /// [`Pass::finish`]).
+    fn feed(
+        &mut self,
+        events: &[Event],
+        pages: &Densifier,
+        blocks: u32,
+        progress: &mut dyn FnMut(u64),
+    ) -> bool;
+    /// Accesses run so far.
+    fn index(&self) -> u64;
+    /// The run's end: its error if it stopped, else its policy's deferred error, the
+    /// flush and the metrics.
+    fn finish(self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError>;
+}
+
+impl<P: Policy, A: AfterSink> Pass for StreamRun<'_, P, A> {
+    fn block_aware(&self) -> bool {
+        P::BLOCK_AWARE
+    }
+
     fn feed(
         &mut self,
         events: &[Event],
@@ -924,8 +946,11 @@ impl<'a, P: Policy, A: AfterSink> StreamRun<'a, P, A> {
         stop
     }
 
-    /// The run's end: its policy's deferred error, the flush, the metrics.
-    fn finish(mut self, pages: &Densifier) -> Result<Metrics, SimError> {
+    fn index(&self) -> u64 {
+        self.index
+    }
+
+    fn finish(mut self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -933,49 +958,6 @@ impl<'a, P: Policy, A: AfterSink> StreamRun<'a, P, A> {
         let universe = pages.len() as u64;
         self.run
             .finish(&self.policy, pages, self.after, universe, self.cfg)
-    }
-}
-
-/// A [`StreamRun`] of any policy, for a pass shared by several
-/// ([`crate::together`]).
-pub(crate) trait Pass {
-    /// Whether the policy needs block ids.
-    fn block_aware(&self) -> bool;
-    /// [`StreamRun::feed`].
-    fn feed(
-        &mut self,
-        events: &[Event],
-        pages: &Densifier,
-        blocks: u32,
-        progress: &mut dyn FnMut(u64),
-    ) -> bool;
-    /// Accesses run so far.
-    fn index(&self) -> u64;
-    /// [`StreamRun::finish`].
-    fn finish(self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError>;
-}
-
-impl<P: Policy, A: AfterSink> Pass for StreamRun<'_, P, A> {
-    fn block_aware(&self) -> bool {
-        P::BLOCK_AWARE
-    }
-
-    fn feed(
-        &mut self,
-        events: &[Event],
-        pages: &Densifier,
-        blocks: u32,
-        progress: &mut dyn FnMut(u64),
-    ) -> bool {
-        StreamRun::feed(self, events, pages, blocks, progress)
-    }
-
-    fn index(&self) -> u64 {
-        self.index
-    }
-
-    fn finish(self: Box<Self>, pages: &Densifier) -> Result<Metrics, SimError> {
-        StreamRun::finish(*self, pages)
     }
 }
 

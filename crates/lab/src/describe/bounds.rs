@@ -82,7 +82,10 @@ mod tests {
     #[test]
     fn a_pass_holds_fewer_cells_over_a_larger_footprint_and_at_least_one() {
         let (small, large) = (cells_per_pass(1_000), cells_per_pass(100_000_000));
-        assert!(small >= large, "{small} cells at 1,000 pages, {large} at 10^8");
+        assert!(
+            small >= large,
+            "{small} cells at 1,000 pages, {large} at 10^8"
+        );
         // 2^32 pages of 48 bytes a cell is 192 GiB: past half of this machine's memory.
         assert_eq!(cells_per_pass(u32::MAX), 1);
     }
