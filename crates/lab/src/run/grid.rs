@@ -455,8 +455,9 @@ impl Study for TaskStudy {
     }
 
     /// Cells of a streamed trace whose footprint was counted share a pass when their
-    /// policy is online and they have no device (a device's state and a steady-state replay are each cell's
-    /// own) and the same block size (block ids are made once per pass).
+    /// policy is online, they have no device (a device's state and a steady-state
+    /// replay are each cell's own) and they have the same block size (block ids are
+    /// made once per pass).
     fn pass_key(&self, cell: &RunSpec, shared: &TraceInput) -> Option<u64> {
         let streamed = matches!(shared, TraceInput::Stream(Some(_)));
         // An offline policy reads the whole trace first; a policy that does not
